@@ -1,0 +1,24 @@
+# Must-not-compile check, run by ctest:
+#   cmake -DCXX=<compiler> -DSRC=<file> -DINCLUDE=<dir> -DOUT=<dir> -P check_compile_fail.cmake
+# The source names its expected diagnostic in a first line `// EXPECT: <regex>`.
+# Passes when (1) the file compiles without TL_SHOULD_FAIL (the twin), and
+# (2) with -DTL_SHOULD_FAIL it fails and the compiler output matches the regex.
+file(STRINGS ${SRC} expect_line REGEX "^// EXPECT: " LIMIT_COUNT 1)
+if(NOT expect_line)
+  message(FATAL_ERROR "${SRC}: no '// EXPECT: <regex>' line")
+endif()
+string(REGEX REPLACE "^// EXPECT: " "" expect "${expect_line}")
+set(flags -std=c++20 -I${INCLUDE} -fsyntax-only)
+execute_process(COMMAND ${CXX} ${flags} ${SRC} RESULT_VARIABLE ok_rc OUTPUT_VARIABLE ok_out ERROR_VARIABLE ok_out)
+if(NOT ok_rc EQUAL 0)
+  message(FATAL_ERROR "twin of ${SRC} (without TL_SHOULD_FAIL) does not compile:\n${ok_out}")
+endif()
+execute_process(COMMAND ${CXX} ${flags} -DTL_SHOULD_FAIL ${SRC} RESULT_VARIABLE ko_rc OUTPUT_VARIABLE ko_out
+                ERROR_VARIABLE ko_out)
+if(ko_rc EQUAL 0)
+  message(FATAL_ERROR "${SRC} compiled with TL_SHOULD_FAIL but must not")
+endif()
+if(NOT ko_out MATCHES "${expect}")
+  message(FATAL_ERROR "${SRC} failed to compile, but without the expected message '${expect}':\n${ko_out}")
+endif()
+message(STATUS "${SRC}: fails with the expected message")

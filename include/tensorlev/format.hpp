@@ -1,0 +1,202 @@
+#pragma once
+/// @file format.hpp
+/// A format composes one level per stored dimension with a level map that
+/// says which coordinate of the logical tensor each level encodes.
+///
+///     using my_csc = format<levels<dense<>, compressed<>>, modes<1, 0>>;
+///     to_string<my_csc>()  ->  "(dense d1, compressed d0)"
+///
+/// Level maps (one per level):
+///  - `mode<d>`: the level encodes logical dimension d;
+///  - `block_outer<d, B>` / `block_inner<d, B>`: coordinate x_d / B and
+///    x_d % B (BCSR, CSB);
+///  - `diagonal<r, c>`: the index of the diagonal x_c - x_r among the
+///    tensor's sorted distinct diagonals (DIA); found from the data by pack;
+///  - `slot<g>`: the rank of an entry among the entries sharing coordinate
+///    x_g (ELL); its extent is the longest such group.
+/// Derived maps (diagonal, slot) add a stored dimension that is not a
+/// logical one; every logical dimension must be encoded by one `mode` or by
+/// one `block_outer`/`block_inner` pair.
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+#include "level_concepts.hpp"
+#include "levels/compressed.hpp"
+#include "levels/dense.hpp"
+#include "levels/hashed.hpp"
+#include "levels/offset.hpp"
+#include "levels/range.hpp"
+#include "levels/singleton.hpp"
+
+namespace tensorlev {
+
+/// The list of level tags of a format, outermost first.
+template <class... L>
+struct levels {};
+
+/// Level maps. See the file comment.
+template <std::size_t D>
+struct mode {};
+template <std::size_t D, std::size_t B>
+struct block_outer {};
+template <std::size_t D, std::size_t B>
+struct block_inner {};
+template <std::size_t Row, std::size_t Col>
+struct diagonal {};
+template <std::size_t Group>
+struct slot {};
+
+/// The level map of a format: one map per level.
+template <class... M>
+struct level_map {};
+
+/// Shorthand for a mode ordering: `modes<1, 0>` is
+/// `level_map<mode<1>, mode<0>>`.
+template <std::size_t... D>
+using modes = level_map<mode<D>...>;
+
+enum class map_kind { mode, block_outer, block_inner, diagonal, slot };
+
+/// What generic code may ask of a level map.
+template <class M>
+struct map_traits {
+  static_assert(sizeof(M) == 0,
+                "tensorlev: a level map must be mode<d>, block_outer<d,B>, block_inner<d,B>, diagonal<r,c> or slot<g>");
+};
+template <std::size_t D>
+struct map_traits<mode<D>> {
+  static constexpr map_kind kind = map_kind::mode;
+  static constexpr std::size_t dim = D, dim2 = D, block = 1;
+};
+template <std::size_t D, std::size_t B>
+struct map_traits<block_outer<D, B>> {
+  static_assert(B > 0, "tensorlev: block size must be positive");
+  static constexpr map_kind kind = map_kind::block_outer;
+  static constexpr std::size_t dim = D, dim2 = D, block = B;
+};
+template <std::size_t D, std::size_t B>
+struct map_traits<block_inner<D, B>> {
+  static_assert(B > 0, "tensorlev: block size must be positive");
+  static constexpr map_kind kind = map_kind::block_inner;
+  static constexpr std::size_t dim = D, dim2 = D, block = B;
+};
+template <std::size_t R, std::size_t C>
+struct map_traits<diagonal<R, C>> {
+  static constexpr map_kind kind = map_kind::diagonal;
+  static constexpr std::size_t dim = R, dim2 = C, block = 1;
+};
+template <std::size_t G>
+struct map_traits<slot<G>> {
+  static constexpr map_kind kind = map_kind::slot;
+  static constexpr std::size_t dim = G, dim2 = G, block = 1;
+};
+
+/// Static description of one level of a format.
+struct level_map_info {
+  map_kind kind;
+  std::size_t dim;    ///< logical dimension (row dimension for diagonal, group for slot)
+  std::size_t dim2;   ///< column dimension for diagonal, else dim
+  std::size_t block;  ///< block size for block maps, else 1
+};
+
+namespace detail {
+template <std::size_t N>
+struct identity_map_impl {
+  template <std::size_t... D>
+  static auto make(std::index_sequence<D...>) -> level_map<mode<D>...>;
+  using type = decltype(make(std::make_index_sequence<N>{}));
+};
+
+template <class... M>
+constexpr auto map_infos(level_map<M...>) {
+  return std::array<level_map_info, sizeof...(M)>{
+      level_map_info{map_traits<M>::kind, map_traits<M>::dim, map_traits<M>::dim2, map_traits<M>::block}...};
+}
+
+// Order of the logical tensor: one past the largest dimension a map names.
+template <std::size_t N>
+constexpr std::size_t logical_order(const std::array<level_map_info, N>& infos) {
+  std::size_t order = 0;
+  for (const auto& m : infos) {
+    if (m.dim + 1 > order) order = m.dim + 1;
+    if (m.dim2 + 1 > order) order = m.dim2 + 1;
+  }
+  return order;
+}
+
+// 0: valid; otherwise 1 + the first logical dimension that is not encoded
+// exactly once (mode, or a block_outer/block_inner pair of the same size).
+template <std::size_t N>
+constexpr std::size_t first_bad_dimension(const std::array<level_map_info, N>& infos) {
+  const std::size_t order = logical_order(infos);
+  for (std::size_t d = 0; d < order; ++d) {
+    std::size_t modes_seen = 0, outer = 0, inner = 0, outer_b = 0, inner_b = 0;
+    for (const auto& m : infos) {
+      if (m.dim != d) continue;
+      if (m.kind == map_kind::mode) ++modes_seen;
+      if (m.kind == map_kind::block_outer) ++outer, outer_b = m.block;
+      if (m.kind == map_kind::block_inner) ++inner, inner_b = m.block;
+    }
+    const bool ok = (modes_seen == 1 && outer == 0 && inner == 0) ||
+                    (modes_seen == 0 && outer == 1 && inner == 1 && outer_b == inner_b);
+    if (!ok) return d + 1;
+  }
+  return 0;
+}
+}  // namespace detail
+
+/// The identity level map for N levels: level k encodes dimension k.
+template <std::size_t N>
+using identity_map = typename detail::identity_map_impl<N>::type;
+
+/// A tensor format: level tags (outermost first) and a level map.
+/// @tparam Levels `levels<L...>` of level tags (dense<>, compressed<>, ...)
+/// @tparam Map    `level_map<M...>` or `modes<...>`; identity by default
+template <class Levels, class Map = void>
+struct format;
+
+template <class... L, class Map>
+struct format<levels<L...>, Map> {
+  static_assert(sizeof...(L) > 0, "tensorlev::format: a format needs at least one level");
+  using map_type = std::conditional_t<std::is_void_v<Map>, identity_map<sizeof...(L)>, Map>;
+  using level_tags = std::tuple<L...>;
+
+  static constexpr std::size_t num_levels = sizeof...(L);
+  static constexpr auto maps = detail::map_infos(map_type{});
+  static_assert(maps.size() == sizeof...(L),
+                "tensorlev::format: the level map must have one entry per level (wrong number of levels)");
+  static constexpr std::size_t order = detail::logical_order(maps);
+  static_assert(detail::first_bad_dimension(maps) == 0,
+                "tensorlev::format: every logical dimension must be encoded by exactly one mode<d> level, or by "
+                "one block_outer<d,B> and one block_inner<d,B> level");
+
+  /// The level types bound to index type I, outermost first.
+  template <class I>
+  using level_tuple = std::tuple<typename L::template level<I>...>;
+  template <std::size_t K, class I>
+  using level_type = std::tuple_element_t<K, level_tuple<I>>;
+
+  static constexpr std::array<std::string_view, sizeof...(L)> level_names{L::name...};
+};
+
+/// Whether T is a format (possibly a named one deriving from format<...>).
+template <class T>
+concept format_type = requires {
+  typename T::level_tags;
+  typename T::map_type;
+  T::num_levels;
+  T::order;
+};
+
+/// Readable description of a format: level names, their properties where
+/// they differ from the defaults, and the logical dimension each encodes.
+///   to_string<csr>()  ->  "CSR = (dense d0, compressed d1)"
+template <format_type F>
+std::string to_string();
+
+}  // namespace tensorlev

@@ -1,0 +1,146 @@
+#pragma once
+/// @file formats.hpp
+/// Named formats (seed 003, Figure 4). Each is a distinct type deriving from
+/// `format<...>` so that it prints with its name:
+///   to_string<csr>()  ->  "CSR = (dense d0, compressed d1)"
+
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+#include "format.hpp"
+#include "levels/compressed_aos.hpp"
+#include "levels/singleton_aos.hpp"
+
+namespace tensorlev {
+
+/// Non-unique compressed level (the top of COO).
+using compressed_nonunique = compressed<sparse_options{.unique = false}>;
+/// Non-unique singleton level (middle levels of higher-order COO).
+using singleton_nonunique = singleton<sparse_options{.unique = false}>;
+
+// --- vectors -------------------------------------------------------------
+struct dense_vector : format<levels<dense<>>> {
+  static constexpr std::string_view name = "dense vector";
+};
+struct sparse_vector : format<levels<compressed<>>> {
+  static constexpr std::string_view name = "sparse vector";
+};
+struct hash_vector : format<levels<hashed<>>> {
+  static constexpr std::string_view name = "hash vector";
+};
+
+// --- matrices ------------------------------------------------------------
+/// Row-major dense matrix.
+struct dense_row_major : format<levels<dense<>, dense<>>> {
+  static constexpr std::string_view name = "dense row-major";
+};
+/// Column-major dense matrix.
+struct dense_col_major : format<levels<dense<>, dense<>>, modes<1, 0>> {
+  static constexpr std::string_view name = "dense column-major";
+};
+/// Coordinate matrix, struct of arrays (row crd array, column crd array).
+struct coo : format<levels<compressed_nonunique, singleton<>>> {
+  static constexpr std::string_view name = "COO";
+};
+/// Coordinate matrix, array of structs: one (row, column) pair per entry.
+struct coo_aos : format<levels<compressed_aos<2>, singleton_aos<2, 1>>> {
+  static constexpr std::string_view name = "COO-AoS";
+};
+struct csr : format<levels<dense<>, compressed<>>> {
+  static constexpr std::string_view name = "CSR";
+};
+struct csc : format<levels<dense<>, compressed<>>, modes<1, 0>> {
+  static constexpr std::string_view name = "CSC";
+};
+/// Doubly compressed sparse rows (only non-empty rows stored).
+struct dcsr : format<levels<compressed<>, compressed<>>> {
+  static constexpr std::string_view name = "DCSR";
+};
+/// ELLPACK: K slots per row (K = longest row), slot-major; short rows are
+/// padded with column 0 and value 0.
+struct ell : format<levels<dense<>, dense<>, singleton<>>, level_map<slot<0>, mode<0>, mode<1>>> {
+  static constexpr std::string_view name = "ELL";
+};
+/// Diagonal format: one dense row of values per stored diagonal.
+struct dia : format<levels<dense<>, range<>, offset<>>, level_map<diagonal<0, 1>, mode<0>, mode<1>>> {
+  static constexpr std::string_view name = "DIA";
+};
+/// Block CSR with B x B dense blocks.
+template <std::size_t B>
+struct bcsr : format<levels<dense<>, compressed<>, dense<>, dense<>>,
+                     level_map<block_outer<0, B>, block_outer<1, B>, block_inner<0, B>, block_inner<1, B>>> {
+  static constexpr std::string_view name = "BCSR";
+};
+/// Compressed sparse blocks: B x B blocks in a dense grid, COO inside each.
+template <std::size_t B>
+struct csb : format<levels<dense<>, dense<>, compressed_nonunique, singleton<>>,
+                    level_map<block_outer<0, B>, block_outer<1, B>, block_inner<0, B>, block_inner<1, B>>> {
+  static constexpr std::string_view name = "CSB";
+};
+
+// --- tensors of any order ------------------------------------------------
+namespace detail {
+template <std::size_t N, class First, class Rest, class Last>
+struct chain_levels {
+  template <std::size_t... K>
+  static auto make(std::index_sequence<K...>)
+      -> levels<First, std::conditional_t<(K + 2 < N), Rest, Last>...>;
+  using type = decltype(make(std::make_index_sequence<N - 1>{}));
+};
+template <std::size_t N>
+struct reversed_modes {
+  template <std::size_t... K>
+  static auto make(std::index_sequence<K...>) -> modes<(N - 1 - K)...>;
+  using type = decltype(make(std::make_index_sequence<N>{}));
+};
+}  // namespace detail
+
+/// Row-major (last index fastest) dense tensor of order N.
+template <std::size_t N>
+struct dense_tensor : format<typename detail::chain_levels<N, dense<>, dense<>, dense<>>::type> {
+  static constexpr std::string_view name = "dense";
+};
+/// Column-major (first index fastest) dense tensor of order N.
+template <std::size_t N>
+struct dense_tensor_col_major
+    : format<typename detail::chain_levels<N, dense<>, dense<>, dense<>>::type, typename detail::reversed_modes<N>::type> {
+  static constexpr std::string_view name = "dense column-major";
+};
+/// Coordinate tensor of order N >= 2 (struct of arrays).
+template <std::size_t N>
+struct coo_tensor : format<typename detail::chain_levels<N, compressed_nonunique, singleton_nonunique, singleton<>>::type> {
+  static_assert(N >= 2, "tensorlev::coo_tensor: order must be at least 2 (use sparse_vector for order 1)");
+  static constexpr std::string_view name = "COO";
+};
+namespace detail {
+template <std::size_t N>
+struct aos_levels {
+  template <std::size_t... K>
+  static auto make(std::index_sequence<K...>)
+      -> levels<compressed_aos<N>, std::conditional_t<(K + 2 < N), singleton_aos<N, K + 1, sparse_options{.unique = false}>,
+                                                      singleton_aos<N, K + 1>>...>;
+  using type = decltype(make(std::make_index_sequence<N - 1>{}));
+};
+}  // namespace detail
+
+/// Coordinate tensor of order N >= 2, array of structs (N-tuples).
+template <std::size_t N>
+struct coo_aos_tensor : format<typename detail::aos_levels<N>::type> {
+  static_assert(N >= 2, "tensorlev::coo_aos_tensor: order must be at least 2");
+  static constexpr std::string_view name = "COO-AoS";
+};
+
+/// Compressed sparse fibers of order N: every level compressed.
+template <std::size_t N>
+struct csf_tensor : format<typename detail::chain_levels<N, compressed<>, compressed<>, compressed<>>::type> {
+  static constexpr std::string_view name = "CSF";
+};
+/// Third-order CSF.
+using csf = csf_tensor<3>;
+/// Mode-generic third-order format: COO over (i, j) fibers, dense k.
+struct mode_generic : format<levels<compressed_nonunique, singleton<>, dense<>>> {
+  static constexpr std::string_view name = "mode-generic";
+};
+
+}  // namespace tensorlev

@@ -1,0 +1,213 @@
+#pragma once
+/// @file level_concepts.hpp
+/// The level interface of seed 003 (section 3): results of level functions,
+/// configurable properties, and one C++20 concept per capability and
+/// property. Generic code (pack, iteration, the code generator) may use only
+/// what these concepts name, never a concrete level's arrays.
+///
+/// A level type L (bound to an index type I) provides:
+///  - `using index_type = I;` and `I dimension() const` (extent of the
+///    coordinates it encodes);
+///  - properties `static constexpr bool is_full, is_ordered, is_unique,
+///    is_branchless, is_compact`;
+///  - at least one iteration capability:
+///      coordinate value iteration: `coord_bounds(anc) -> bounds<I>`,
+///                                  `coord_access(ppos, anc, i) -> located<I>`
+///      coordinate position iteration: `pos_bounds(ppos) -> bounds<I>`,
+///                                  `pos_access(p, anc) -> coordinate<I>`
+///  - optionally `locate(ppos, anc, i) -> located<I>`;
+///  - optionally assembly (Table 3): insert (`size`, `insert_init`,
+///    `insert_coord`, `insert_finalize`, needs locate) or append
+///    (`append_init`, `append_coord`, `append_edges`, `append_finalize`), or,
+///    for levels whose positions follow from their shape alone (range,
+///    offset), `implicit_size(parent_size)`;
+///  - for `pack`: a constructor from `level_shape<I>`.
+/// `anc` is an `ancestors<I>` giving the coordinates of the levels above.
+
+#include <concepts>
+#include <cstddef>
+#include <span>
+#include <type_traits>
+
+#include "coordinate_list.hpp"
+
+namespace tensorlev {
+
+/// Half-open interval [begin, end) of positions or coordinates.
+template <class I>
+struct bounds {
+  I begin;
+  I end;
+};
+
+/// Result of coord_access and locate: a position, and whether the
+/// coordinate exists there.
+template <class I>
+struct located {
+  I pos;
+  bool found;
+};
+
+/// Result of pos_access: the coordinate at a position, and whether the
+/// position holds one (false for unlabeled nodes, e.g. empty hash buckets).
+template <class I>
+struct coordinate {
+  I coord;
+  bool found;
+};
+
+/// The coordinates of the levels above level k: `up(1)` is the parent's
+/// coordinate, `up(2)` the grandparent's. @pre 1 <= n <= depth().
+template <class I>
+class ancestors {
+ public:
+  constexpr ancestors(const I* coords, std::size_t depth) noexcept : coords_(coords), depth_(depth) {}
+  [[nodiscard]] constexpr I up(std::size_t n) const noexcept { return coords_[depth_ - n]; }
+  [[nodiscard]] constexpr std::size_t depth() const noexcept { return depth_; }
+
+ private:
+  const I* coords_;
+  std::size_t depth_;
+};
+
+/// What `pack` tells a level about the data before assembling it.
+template <class I>
+struct level_shape {
+  I extent = 0;                    ///< size of the coordinate range this level encodes
+  I sibling_extent = 0;            ///< extent of the next level (range needs it as M)
+  std::size_t max_children = 0;    ///< most children of one parent position in the data
+  std::span<const I> offsets = {}; ///< diagonal offsets when the format has a `diagonal` map
+};
+
+/// Options for levels whose ordered/unique properties are configurable
+/// (dense, range, offset).
+struct order_options {
+  bool ordered = true;
+  bool unique = true;
+};
+/// Options for compressed and singleton levels (Table 1: full, ordered and
+/// unique configurable).
+struct sparse_options {
+  bool full = false;
+  bool ordered = true;
+  bool unique = true;
+};
+/// Options for hashed levels (full and unique configurable; never ordered).
+struct hash_options {
+  bool full = false;
+  bool unique = true;
+};
+
+namespace detail {
+template <bool B>
+struct bool_constant_check {};
+}  // namespace detail
+
+/// L declares the five properties as constant expressions.
+template <class L>
+concept has_level_properties = requires {
+  typename detail::bool_constant_check<L::is_full>;
+  typename detail::bool_constant_check<L::is_ordered>;
+  typename detail::bool_constant_check<L::is_unique>;
+  typename detail::bool_constant_check<L::is_branchless>;
+  typename detail::bool_constant_check<L::is_compact>;
+};
+
+/// Coordinate value iteration (Table 2: coord_bounds, coord_access).
+template <class L>
+concept coord_iterable_level = requires(const L& l, typename L::index_type i, ancestors<typename L::index_type> a) {
+  { l.coord_bounds(a) } -> std::same_as<bounds<typename L::index_type>>;
+  { l.coord_access(i, a, i) } -> std::same_as<located<typename L::index_type>>;
+};
+
+/// Coordinate position iteration (Table 2: pos_bounds, pos_access).
+template <class L>
+concept pos_iterable_level = requires(const L& l, typename L::index_type p, ancestors<typename L::index_type> a) {
+  { l.pos_bounds(p) } -> std::same_as<bounds<typename L::index_type>>;
+  { l.pos_access(p, a) } -> std::same_as<coordinate<typename L::index_type>>;
+};
+
+/// A level: an index type, the properties, a dimension, and at least one
+/// iteration capability.
+template <class L>
+concept level = requires { typename L::index_type; } && index_type<typename L::index_type> &&
+                has_level_properties<L> && requires(const L& l) {
+                  { l.dimension() } -> std::same_as<typename L::index_type>;
+                } && (coord_iterable_level<L> || pos_iterable_level<L>);
+
+/// Random access to a coordinate among a parent's children (Table 2: locate).
+template <class L>
+concept locatable_level = level<L> && requires(const L& l, typename L::index_type i, ancestors<typename L::index_type> a) {
+  { l.locate(i, a, i) } -> std::same_as<located<typename L::index_type>>;
+};
+
+/// The insert capability (Table 3); insertion positions come from locate.
+template <class L>
+concept insertable_level = locatable_level<L> && requires(L& l, const L& cl, typename L::index_type i) {
+  { cl.size(i) } -> std::same_as<typename L::index_type>;
+  l.insert_init(i, i);
+  l.insert_coord(i, i);
+  l.insert_finalize(i, i);
+};
+
+/// The append capability (Table 3).
+template <class L>
+concept appendable_level = level<L> && requires(L& l, typename L::index_type i) {
+  l.append_init(i, i);
+  l.append_coord(i, i);
+  l.append_edges(i, i, i);
+  l.append_finalize(i, i);
+};
+
+/// A level whose positions follow from its shape (range, offset): assembling
+/// it needs only its size for a given parent size.
+template <class L>
+concept implicit_level = level<L> && requires(const L& l, typename L::index_type i) {
+  { l.implicit_size(i) } -> std::same_as<typename L::index_type>;
+};
+
+/// A level `pack` can build: constructible from a level_shape and assembled
+/// by append, insert, or implicitly.
+template <class L>
+concept packable_level = level<L> && std::constructible_from<L, const level_shape<typename L::index_type>&> &&
+                         (appendable_level<L> || insertable_level<L> || implicit_level<L>);
+
+template <class L> concept full_level = level<L> && L::is_full;
+template <class L> concept ordered_level = level<L> && L::is_ordered;
+template <class L> concept unique_level = level<L> && L::is_unique;
+template <class L> concept branchless_level = level<L> && L::is_branchless;
+template <class L> concept compact_level = level<L> && L::is_compact;
+
+namespace detail {
+template <class L>
+struct require_locate {
+  static_assert(locatable_level<L>,
+                "tensorlev::locate: this level type has no locate capability (seed 003, Table 1: of the six, only "
+                "dense and hashed levels locate); iterate the level instead, or convert the tensor to a format whose "
+                "level at this position is dense or hashed");
+  static constexpr bool value = true;
+};
+}  // namespace detail
+
+/// Locates coordinate i among the children of parent position ppos.
+/// Fails to compile, with a message naming the fix, for levels without the
+/// locate capability.
+template <level L>
+[[nodiscard]] constexpr located<typename L::index_type> locate(const L& l, typename L::index_type ppos,
+                                                               ancestors<typename L::index_type> anc,
+                                                               typename L::index_type i) {
+  static_assert(detail::require_locate<L>::value);
+  if constexpr (locatable_level<L>) {
+    return l.locate(ppos, anc, i);
+  } else {
+    return {ppos, false};
+  }
+}
+
+/// Every position of the level encodes a coordinate (pos_access/coord_access
+/// always report found): the generated loop needs no `if (found)`.
+template <class L>
+concept always_found_level = level<L> && requires { typename detail::bool_constant_check<L::always_found>; } &&
+                             L::always_found;
+
+}  // namespace tensorlev

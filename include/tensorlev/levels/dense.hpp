@@ -1,0 +1,61 @@
+#pragma once
+/// @file dense.hpp
+/// Dense level: encodes every coordinate in [0, N) under each parent.
+/// Capabilities (Table 1): coordinate value iteration, locate, insert.
+/// Properties: full, compact; ordered and unique configurable.
+
+#include <string_view>
+
+#include "../level_concepts.hpp"
+#include "detail_storage.hpp"
+
+namespace tensorlev {
+
+template <index_type I, order_options O = order_options{}>
+class dense_level {
+ public:
+  using index_type = I;
+  static constexpr std::string_view name = "dense";
+  static constexpr bool is_full = true;
+  static constexpr bool is_ordered = O.ordered;
+  static constexpr bool is_unique = O.unique;
+  static constexpr bool is_branchless = false;
+  static constexpr bool is_compact = true;
+  static constexpr bool always_found = true;
+
+  constexpr dense_level() = default;
+  constexpr explicit dense_level(I n) noexcept : n_(n) {}
+  constexpr explicit dense_level(const level_shape<I>& s) noexcept : n_(s.extent) {}
+
+  [[nodiscard]] constexpr I dimension() const noexcept { return n_; }
+
+  // Coordinate value iteration.
+  [[nodiscard]] constexpr bounds<I> coord_bounds(ancestors<I>) const noexcept { return {I(0), n_}; }
+  [[nodiscard]] constexpr located<I> coord_access(I ppos, ancestors<I>, I i) const noexcept {
+    return {ppos * n_ + i, true};
+  }
+  // Locate.
+  [[nodiscard]] constexpr located<I> locate(I ppos, ancestors<I>, I i) const noexcept { return {ppos * n_ + i, true}; }
+  // Insert.
+  /// @throws overflow_error if parent_size * N does not fit I.
+  [[nodiscard]] constexpr I size(I parent_size) const { return detail::checked_mul(parent_size, n_, "dense level size"); }
+  constexpr void insert_init(I, I) noexcept {}
+  constexpr void insert_coord(I, I) noexcept {}
+  constexpr void insert_finalize(I, I) noexcept {}
+
+  [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }
+
+ private:
+  I n_ = 0;
+};
+
+/// Format tag for a dense level; `dense<order_options{.ordered = false}>`
+/// configures its properties.
+template <order_options O = order_options{}>
+struct dense {
+  template <class I>
+  using level = dense_level<I, O>;
+  static constexpr std::string_view name = "dense";
+};
+
+}  // namespace tensorlev

@@ -1,0 +1,43 @@
+#pragma once
+// Internal helpers shared by the level headers. Not part of the public API.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "../error.hpp"
+
+namespace tensorlev::detail {
+/// Bytes held by a vector (its capacity, so slack would show).
+template <class T>
+[[nodiscard]] std::size_t vector_bytes(const std::vector<T>& v) noexcept {
+  return v.capacity() * sizeof(T);
+}
+/// Writes x at index p, growing v by one when p == v.size() (append order).
+template <class T, class I>
+void put_at(std::vector<T>& v, I p, const T& x) {
+  const auto up = static_cast<std::size_t>(p);
+  if (up < v.size()) {
+    v[up] = x;
+  } else {
+    v.resize(up + 1);
+    v[up] = x;
+  }
+}
+/// Turns per-parent child counts pos[p+1] into segment bounds (Table 3's
+/// append_finalize for pos arrays).
+template <class I>
+void counts_to_bounds(std::vector<I>& pos, I parent_size) noexcept {
+  I sum = pos[0];
+  for (I p = 1; p <= parent_size; ++p) pos[p] = sum += pos[p];
+}
+
+/// a * b, or overflow_error naming `what` if the product does not fit I.
+template <class I>
+[[nodiscard]] constexpr I checked_mul(I a, I b, const char* what) {
+  I r{};
+  if (__builtin_mul_overflow(a, b, &r))
+    throw overflow_error(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) +
+                         " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+  return r;
+}
+}  // namespace tensorlev::detail

@@ -1,0 +1,705 @@
+#pragma once
+/// @file pack.hpp
+/// Packing unsorted coordinate lists into any format, and conversion
+/// between formats and to and from dense arrays.
+///
+///     coordinate_list<double> list({4, 6});
+///     list.push_back({2, 3}, 1.5);  list.push_back({0, 1}, 2.0);
+///     auto A = pack<csr>(list);              // duplicates summed
+///     auto B = convert<dia>(A);              // any format to any format
+///
+/// Algorithm: level coordinates are computed from the level map (diagonal
+/// offsets and ELL slots from the data), entries are sorted by level
+/// coordinates (stable LSD counting sort when the extents are small,
+/// otherwise a stable comparison sort), duplicates are combined by the
+/// policy, and each level is then assembled top-down through its assembly
+/// capability only: append (compressed, singleton), insert at the position
+/// locate gives (dense, hashed), or implicitly (range, offset).
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "coordinate_list.hpp"
+#include "error.hpp"
+#include "format.hpp"
+#include "level_concepts.hpp"
+#include "tensor.hpp"
+
+namespace tensorlev {
+
+/// What pack does with entries that share all coordinates.
+enum class duplicates {
+  sum,    ///< add their values (default)
+  first,  ///< keep the first in input order
+  last,   ///< keep the last in input order
+  error   ///< throw duplicate_error naming the coordinates
+};
+
+namespace detail {
+
+template <class F>
+consteval bool has_map(map_kind k) {
+  for (const auto& m : F::maps)
+    if (m.kind == k) return true;
+  return false;
+}
+
+// Level k's node key ends at level key_end[k]: a unique level groups by its
+// own coordinate; a non-unique level followed by branchless levels groups by
+// the whole branchless chain below it (one COO position per entry, one
+// mode-generic position per fiber). Made monotone so nodes nest.
+template <class F, class I>
+consteval std::array<std::size_t, F::num_levels> key_ends() {
+  using LT = typename F::template level_tuple<I>;
+  constexpr std::size_t n = F::num_levels;
+  std::array<bool, n> uniq{}, branchless{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((uniq[K] = std::tuple_element_t<K, LT>::is_unique), ...);
+    ((branchless[K] = std::tuple_element_t<K, LT>::is_branchless), ...);
+  }(std::make_index_sequence<n>{});
+  std::array<std::size_t, n> e{};
+  for (std::size_t k = 0; k < n; ++k) {
+    std::size_t m = k;
+    if (!uniq[k])
+      while (m + 1 < n && branchless[m + 1]) ++m;
+    e[k] = (k > 0 && e[k - 1] > m) ? e[k - 1] : m;
+  }
+  return e;
+}
+
+template <class I>
+std::string coords_string(const std::vector<std::vector<I>>& lc, std::size_t e) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < lc.size(); ++k) s += (k ? "," : "") + std::to_string(lc[k][e]);
+  return s + ")";
+}
+
+// Stable sort of `perm` by the level coordinates lc[0..n) lexicographically.
+template <class I>
+void sort_by_levels(std::vector<I>& perm, const std::vector<std::vector<I>>& lc, const std::vector<I>& extents) {
+  const std::size_t n = perm.size();
+  bool counting = true;
+  for (I ext : extents)
+    if (static_cast<std::size_t>(ext) > std::max<std::size_t>(4 * n, std::size_t{1} << 16)) counting = false;
+  if (!counting) {
+    std::stable_sort(perm.begin(), perm.end(), [&](I a, I b) {
+      for (const auto& c : lc) {
+        if (c[a] != c[b]) return c[a] < c[b];
+      }
+      return false;
+    });
+    return;
+  }
+  std::vector<I> tmp(n);
+  std::vector<std::size_t> count;
+  for (std::size_t k = lc.size(); k-- > 0;) {
+    const std::vector<I>& key = lc[k];
+    if (extents[k] <= 1) continue;  // one possible value: already sorted
+    count.assign(static_cast<std::size_t>(extents[k]) + 1, 0);
+    for (std::size_t e = 0; e < n; ++e) ++count[static_cast<std::size_t>(key[perm[e]]) + 1];
+    for (std::size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+    for (std::size_t e = 0; e < n; ++e) tmp[count[static_cast<std::size_t>(key[perm[e]])]++] = perm[e];
+    perm.swap(tmp);
+  }
+}
+
+template <class Levels, std::size_t... K>
+Levels unwrap_levels(std::tuple<std::optional<std::tuple_element_t<K, Levels>>...>& opt, std::index_sequence<K...>) {
+  return Levels(std::move(*std::get<K>(opt))...);
+}
+
+template <class F>
+std::string format_label() {
+  if constexpr (requires { F::name; })
+    return std::string(F::name);
+  else
+    return "format";
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// The format-independent half of pack: sorted, deduplicated entries with
+// their level coordinates. Instantiated once per (V, I), not per format.
+template <class V, class I>
+struct sorted_entries {
+  std::vector<std::vector<I>> lc;        // lc[k][s]: level-k coordinate of entry s (sorted order)
+  std::vector<V> vals;                   // combined values
+  std::vector<I> extents;                // extent of each level's coordinates
+  std::vector<I> offsets;                // sorted diagonal offsets (diagonal maps only)
+  std::vector<unsigned char> first_diff; // first level whose coordinate differs from entry s-1
+  std::vector<I> dims;
+};
+
+// The 64-bit sort key of an entry: level 0's coordinate in the high bits
+// (shifted by `shift`), levels 1.. in mixed radix below it (stride[k]).
+// Nothing when the extents do not fit 64 bits.
+template <class I>
+struct key_layout {
+  std::vector<std::uint64_t> stride;  // stride[0] unused
+  unsigned shift = 0;                 // bits of the inner part
+};
+
+template <class I>
+std::optional<key_layout<I>> make_key_layout(const std::vector<I>& extents) {
+  key_layout<I> kl;
+  kl.stride.assign(extents.size(), 1);
+  std::uint64_t inner = 1;
+  for (std::size_t k = extents.size(); k-- > 1;) {
+    kl.stride[k] = inner;
+    if (extents[k] <= 0) return std::nullopt;
+    if (__builtin_mul_overflow(inner, static_cast<std::uint64_t>(extents[k]), &inner)) return std::nullopt;
+  }
+  if (extents.empty() || extents[0] <= 0) return std::nullopt;
+  kl.shift = static_cast<unsigned>(std::bit_width(inner - 1));
+  const auto top_bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(extents[0]) - 1));
+  if (kl.shift + top_bits > 64) return std::nullopt;
+  return kl;
+}
+
+template <class V>
+struct keyed_entry {
+  std::uint64_t key;
+  V value;
+};
+
+// Turns a histogram (count[b + 1] = entries in bucket b) into bucket starts.
+inline void prefix_sum(std::vector<std::size_t>& count) {
+  for (std::size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+}
+
+// One stable scatter of `in` into `out` by bucket(entry), given bucket starts.
+template <class V, class Bucket>
+void scatter_pass(const std::vector<keyed_entry<V>>& in, std::vector<keyed_entry<V>>& out, Bucket bucket,
+                  std::vector<std::size_t>& start) {
+  for (const auto& x : in) out[start[bucket(x)]++] = x;
+}
+
+// Stable sort of entries by key, returning each sorted entry's level-0
+// coordinate. Two LSD counting passes (inner part of the key, then the
+// level-0 coordinate) when both ranges are small; otherwise a counting pass
+// on level 0 and a sort inside each bucket; otherwise one stable sort.
+template <class V, class I>
+void sort_keyed(std::vector<keyed_entry<V>>& entries, I top_extent, unsigned shift) {
+  if (shift >= 64) {  // the top extent is 1: the key is the inner part alone
+    std::stable_sort(entries.begin(), entries.end(),
+                     [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; });
+    return;
+  }
+  const std::uint64_t top_stride = std::uint64_t{1} << shift;
+  const std::uint64_t mask = top_stride - 1;
+  const std::size_t n = entries.size();
+  const std::size_t small = std::max<std::size_t>(4 * n, std::size_t{1} << 16);
+  auto by_key = [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; };
+  if (static_cast<std::size_t>(top_extent) > small) {
+    std::stable_sort(entries.begin(), entries.end(), by_key);
+    return;
+  }
+  std::vector<keyed_entry<V>> tmp(n);
+  // LSD (two counting passes) only when buckets are long on average and the
+  // inner range is small; short buckets are cheaper to insertion-sort.
+  const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * static_cast<std::size_t>(top_extent);
+  auto top_of = [shift](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key >> shift); };
+  auto inner_of = [mask](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key & mask); };
+  std::vector<std::size_t> count(static_cast<std::size_t>(top_extent) + 1, 0);
+  if (lsd) {  // both histograms in one read
+    std::vector<std::size_t> inner(static_cast<std::size_t>(top_stride) + 1, 0);
+    for (const auto& x : entries) ++count[top_of(x) + 1], ++inner[inner_of(x) + 1];
+    prefix_sum(inner);
+    scatter_pass(entries, tmp, inner_of, inner);
+  } else {
+    for (const auto& x : entries) ++count[top_of(x) + 1];
+    tmp.swap(entries);
+  }
+  prefix_sum(count);
+  scatter_pass(tmp, entries, top_of, count);
+  // count[c] now ends bucket c; bucket c starts at count[c-1] (0 for c = 0).
+  if (lsd || top_stride == 1) return;
+  for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c) {
+    auto first = entries.begin() + static_cast<std::ptrdiff_t>(c == 0 ? 0 : count[c - 1]);
+    auto last = entries.begin() + static_cast<std::ptrdiff_t>(count[c]);
+    if (last - first <= 64) {
+      for (auto it = first + (last - first > 0 ? 1 : 0); it < last; ++it) {  // stable insertion sort
+        const keyed_entry<V> x = *it;
+        auto j = it;
+        for (; j > first && x.key < (j - 1)->key; --j) *j = *(j - 1);
+        *j = x;
+      }
+    } else {
+      std::stable_sort(first, last, by_key);
+    }
+  }
+}
+
+// The fast path of sort_entries: one 64-bit key per entry carrying its value.
+template <class V, class I, class LevelCoord>
+std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, I>& list, LevelCoord& level_coord,
+                                                       sorted_entries<V, I>& base, duplicates policy,
+                                                       const std::string& label) {
+  const auto layout = make_key_layout(base.extents);
+  if (!layout) return std::nullopt;
+  const auto& stride = layout->stride;
+  const unsigned shift = layout->shift;
+  const std::size_t L = base.extents.size(), n_in = list.size(), N = list.order();
+  const I* raw = list.raw_coords().data();
+  auto key_of = [&](std::size_t e) {
+    const I* x = raw + e * N;
+    std::uint64_t key = static_cast<std::uint64_t>(level_coord(0, x)) << shift;
+    for (std::size_t k = 1; k < L; ++k) key += static_cast<std::uint64_t>(level_coord(k, x)) * stride[k];
+    return key;
+  };
+  std::vector<keyed_entry<V>> entries(n_in);
+  for (std::size_t e = 0; e < n_in; ++e) entries[e] = {key_of(e), list.value(e)};
+  sort_keyed(entries, base.extents[0], shift);
+
+  // One pass: combine duplicates (runs of equal keys, in input order),
+  // decode level coordinates (level 0 from the high bits, the last level is
+  // the remainder, levels in between need one division each), and record
+  // the first level where each entry differs from the previous one.
+  sorted_entries<V, I> out;
+  out.dims = std::move(base.dims);
+  out.extents = std::move(base.extents);
+  out.offsets = std::move(base.offsets);
+  out.vals.reserve(n_in);
+  out.lc.assign(L, std::vector<I>());
+  for (auto& col : out.lc) col.reserve(n_in);
+  out.first_diff.reserve(n_in);
+  const std::uint64_t mask = shift >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << shift) - 1;
+  std::uint64_t prev_key = 0;
+  std::vector<I> c(L, I(0)), prev(L, I(0));
+  for (std::size_t s = 0; s < n_in; ++s) {
+    const std::uint64_t key = entries[s].key;
+    if (s > 0 && key == prev_key) {
+      switch (policy) {
+        case duplicates::sum: out.vals.back() += entries[s].value; break;
+        case duplicates::first: break;
+        case duplicates::last: out.vals.back() = entries[s].value; break;
+        case duplicates::error: {
+          // Find the entry's logical coordinates for the message.
+          std::size_t seen = 0, e = 0;
+          for (; e < n_in; ++e)
+            if (key_of(e) == key && ++seen == 2) break;
+          std::string text;
+          const auto x = list.coords(e);
+          for (std::size_t d = 0; d < x.size(); ++d) text += (d ? "," : "") + std::to_string(x[d]);
+          throw duplicate_error("pack into " + label + ": duplicate entry at coordinates (" + text + ") (entry " +
+                                std::to_string(e) + ")");
+        }
+      }
+      continue;
+    }
+    c[0] = static_cast<I>(shift >= 64 ? 0 : key >> shift);
+    if (L > 1) {
+      std::uint64_t r = key & mask;
+      for (std::size_t k = 1; k + 1 < L; ++k) {
+        const std::uint64_t q = r / stride[k];
+        c[k] = static_cast<I>(q);
+        r -= q * stride[k];
+      }
+      c[L - 1] = static_cast<I>(r);
+    }
+    std::size_t k = 0;
+    if (s > 0)
+      while (k < L && c[k] == prev[k]) ++k;
+    out.first_diff.push_back(static_cast<unsigned char>(k));
+    for (std::size_t m = 0; m < L; ++m) out.lc[m].push_back(c[m]);
+    out.vals.push_back(entries[s].value);
+    prev.swap(c);
+    prev_key = key;
+  }
+  return out;
+}
+
+template <class V, class I>
+sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<const level_map_info> maps,
+                                  duplicates policy, const std::string& label) {
+  const std::size_t L = maps.size();
+  const std::size_t N = list.order();
+  sorted_entries<V, I> out;
+  out.dims = list.dims();
+  const auto& dims = out.dims;
+  const std::size_t n_in = list.size();
+  (void)checked_index<I>(static_cast<long long>(n_in), "pack: number of entries");
+  const auto& raw = list.raw_coords();
+  for (std::size_t e = 0; e < n_in; ++e)
+    for (std::size_t d = 0; d < N; ++d) {
+      const I c = raw[e * N + d];
+      if (c < 0 || c >= dims[d])
+        throw shape_error("pack into " + label + ": entry " + std::to_string(e) + ": coordinate " + std::to_string(c) +
+                          " of dimension " + std::to_string(d) + " is outside [0, " + std::to_string(dims[d]) + ")");
+    }
+
+  // 1. Extents of the level coordinates; diagonal offsets from the data.
+  auto& extents = out.extents;
+  auto& offsets = out.offsets;
+  extents.assign(L, I(0));
+  bool has_slot = false;
+  std::vector<I> diag_index;  // diagonal offset - diag_lo -> index into offsets
+  long long diag_lo = 0;
+  for (std::size_t k = 0; k < L; ++k) {
+    const auto m = maps[k];
+    const auto B = static_cast<I>(m.block);
+    switch (m.kind) {
+      case map_kind::mode: extents[k] = dims[m.dim]; break;
+      case map_kind::block_outer: extents[k] = static_cast<I>(dims[m.dim] / B + (dims[m.dim] % B != 0)); break;
+      case map_kind::block_inner: extents[k] = B; break;
+      case map_kind::diagonal:
+        if (diag_index.empty() && n_in > 0) {
+          // Offsets c - r lie in [-(rows-1), cols-1]: mark them.
+          diag_lo = -static_cast<long long>(dims[m.dim]) + 1;
+          diag_index.assign(static_cast<std::size_t>(dims[m.dim] + static_cast<long long>(dims[m.dim2])), I(-1));
+          for (std::size_t e = 0; e < n_in; ++e)
+            diag_index[static_cast<std::size_t>(static_cast<long long>(raw[e * N + m.dim2]) - raw[e * N + m.dim] -
+                                                diag_lo)] = 0;
+          for (std::size_t s = 0; s < diag_index.size(); ++s)
+            if (diag_index[s] == 0) {
+              diag_index[s] = static_cast<I>(offsets.size());
+              offsets.push_back(static_cast<I>(static_cast<long long>(s) + diag_lo));
+            }
+        }
+        extents[k] = static_cast<I>(offsets.size());
+        break;
+      case map_kind::slot:
+        extents[k] = 1;  // assigned after duplicates are combined
+        has_slot = true;
+        break;
+    }
+  }
+  // Level-k coordinate of the entry whose logical coordinates start at x.
+  auto level_coord = [&](std::size_t k, const I* x) -> I {
+    const auto& m = maps[k];
+    switch (m.kind) {
+      case map_kind::mode: return x[m.dim];
+      case map_kind::block_outer: return x[m.dim] / static_cast<I>(m.block);
+      case map_kind::block_inner: return x[m.dim] % static_cast<I>(m.block);
+      case map_kind::diagonal:
+        return diag_index[static_cast<std::size_t>(static_cast<long long>(x[m.dim2]) - x[m.dim] - diag_lo)];
+      case map_kind::slot: return 0;
+    }
+    return 0;
+  };
+
+  if (!has_slot && n_in > 0) {
+    if (auto fast = sort_entries_keyed(list, level_coord, out, policy, label)) return std::move(*fast);
+  }
+
+  std::vector<std::vector<I>> lc(L, std::vector<I>(n_in));
+  for (std::size_t k = 0; k < L; ++k)
+    for (std::size_t e = 0; e < n_in; ++e) lc[k][e] = level_coord(k, raw.data() + e * N);
+
+  // 2. Sort by level coordinates and combine duplicates.
+  std::vector<I> perm(n_in);
+  std::iota(perm.begin(), perm.end(), I(0));
+  sort_by_levels(perm, lc, extents);
+  std::vector<I> uniq;  // first entry of each run of equal coordinates, in sorted order
+  auto& vals = out.vals;
+  uniq.reserve(n_in);
+  vals.reserve(n_in);
+  for (std::size_t s = 0; s < n_in; ++s) {
+    const I e = perm[s];
+    bool same = !uniq.empty();
+    if (same) {
+      const I prev = uniq.back();
+      for (std::size_t k = 0; k < L && same; ++k) same = lc[k][e] == lc[k][prev];
+    }
+    if (!same) {
+      uniq.push_back(e);
+      vals.push_back(list.value(static_cast<std::size_t>(e)));
+      continue;
+    }
+    switch (policy) {
+      case duplicates::sum: vals.back() += list.value(static_cast<std::size_t>(e)); break;
+      case duplicates::first: break;
+      case duplicates::last: vals.back() = list.value(static_cast<std::size_t>(e)); break;
+      case duplicates::error: {
+        std::string c;
+        for (std::size_t d = 0; d < N; ++d) c += (d ? "," : "") + std::to_string(raw[static_cast<std::size_t>(e) * N + d]);
+        throw duplicate_error("pack into " + label + ": duplicate entry at coordinates (" + c + ") (entry " +
+                              std::to_string(e) + ")");
+      }
+    }
+  }
+  const std::size_t n = uniq.size();
+
+  // Gather the sorted unique level coordinates.
+  auto& slc = out.lc;
+  slc.assign(L, std::vector<I>(n));
+  for (std::size_t k = 0; k < L; ++k)
+    for (std::size_t s = 0; s < n; ++s) slc[k][s] = lc[k][static_cast<std::size_t>(uniq[s])];
+  lc.clear();
+  lc.shrink_to_fit();
+
+  // ELL slots: rank of each entry among those sharing its group coordinate.
+  if (has_slot) {
+    for (std::size_t k = 0; k < L; ++k) {
+      if (maps[k].kind != map_kind::slot) continue;
+      const std::size_t g = maps[k].dim;
+      std::vector<I> rank(static_cast<std::size_t>(dims[g]), I(0));
+      I longest = 0;
+      for (std::size_t s = 0; s < n; ++s) {
+        I& r = rank[static_cast<std::size_t>(raw[static_cast<std::size_t>(uniq[s]) * N + g])];
+        slc[k][s] = r++;
+        longest = std::max(longest, r);
+      }
+      extents[k] = longest;
+    }
+    std::vector<I> p2(n);
+    std::iota(p2.begin(), p2.end(), I(0));
+    sort_by_levels(p2, slc, extents);
+    for (auto& col : slc) {
+      std::vector<I> c2(n);
+      for (std::size_t s = 0; s < n; ++s) c2[s] = col[static_cast<std::size_t>(p2[s])];
+      col.swap(c2);
+    }
+    std::vector<V> v2(n);
+    for (std::size_t s = 0; s < n; ++s) v2[s] = vals[static_cast<std::size_t>(p2[s])];
+    vals.swap(v2);
+  }
+
+  out.first_diff.assign(n, 0);
+  for (std::size_t s = 1; s < n; ++s) {
+    std::size_t k = 0;
+    while (k < L && slc[k][s] == slc[k][s - 1]) ++k;
+    out.first_diff[s] = static_cast<unsigned char>(k);
+  }
+  return out;
+}
+
+// The nodes of one level: the entries starting each node, the parent
+// position of each, and the most children any parent has.
+template <class I>
+struct level_nodes {
+  std::vector<std::size_t> starts;
+  std::vector<I> parent;
+  std::size_t max_children = 0;
+};
+
+template <class I>
+void find_nodes(std::span<const unsigned char> first_diff, std::size_t key_end,
+                const std::vector<std::size_t>& parent_starts, const std::vector<I>& parent_pos, level_nodes<I>& out) {
+  out.starts.clear();
+  out.parent.clear();
+  out.starts.reserve(first_diff.size());
+  out.parent.reserve(first_diff.size());
+  out.max_children = 0;
+  std::size_t pi = 0, run = 0;
+  for (std::size_t s = 0; s < first_diff.size(); ++s) {
+    if (s != 0 && first_diff[s] > key_end) continue;
+    while (pi + 1 < parent_starts.size() && parent_starts[pi + 1] <= s) ++pi, run = 0;
+    out.starts.push_back(s);
+    out.parent.push_back(parent_pos[pi]);
+    out.max_children = std::max(out.max_children, ++run);
+  }
+}
+
+// Assembles one level from its nodes through its assembly capability and
+// returns the level's size; node_pos receives each node's position.
+// Instantiated once per level type, whatever format it appears in.
+template <class Lk, class I>
+I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc, const level_nodes<I>& nodes,
+                 I parent_size, std::vector<I>& node_pos, const std::string& where) {
+  const std::size_t count = nodes.starts.size();
+  const auto& node_parent = nodes.parent;
+  const std::vector<I>& crd = slc[K];
+  node_pos.clear();
+  node_pos.resize(count);
+  std::vector<I> anc_coords(K + 1, I(0));
+  const ancestors<I> anc(anc_coords.data(), K);
+  auto set_anc = [&](std::size_t s) {
+    for (std::size_t m = 0; m < K; ++m) anc_coords[m] = slc[m][s];
+  };
+  I size = 0;
+  if constexpr (appendable_level<Lk>) {
+    // Children must be appended in increasing parent position order.
+    std::vector<std::size_t> sorted_order;  // only when parents are not in position order
+    if (!std::is_sorted(node_parent.begin(), node_parent.end())) {
+      sorted_order.resize(count);
+      std::iota(sorted_order.begin(), sorted_order.end(), std::size_t{0});
+      std::stable_sort(sorted_order.begin(), sorted_order.end(),
+                       [&](std::size_t a, std::size_t b) { return node_parent[a] < node_parent[b]; });
+    }
+    auto order = [&](std::size_t j) { return sorted_order.empty() ? j : sorted_order[j]; };
+    if constexpr (Lk::is_branchless) {
+      // Exactly one child under every parent position: pad empty ones.
+      for (std::size_t j = 1; j < count; ++j)
+        if (node_parent[order(j)] == node_parent[order(j - 1)])
+          throw shape_error(where + " is branchless, but parent position " + std::to_string(node_parent[order(j)]) +
+                            " has several children: the data does not fit this format");
+      size = parent_size;
+      lvl.append_init(parent_size, size);
+      std::size_t j = 0;
+      for (I q = 0; q < parent_size; ++q) {
+        if (j < count && node_parent[order(j)] == q) {
+          const std::size_t nd = order(j++);
+          lvl.append_coord(q, crd[nodes.starts[nd]]);
+          node_pos[nd] = q;
+        } else {
+          lvl.append_coord(q, I(0));  // padding; its value stays zero
+        }
+        lvl.append_edges(q, q, I(q + 1));
+      }
+    } else {
+      size = static_cast<I>(count);
+      lvl.append_init(parent_size, size);
+      I p = 0;
+      std::size_t j = 0;
+      while (j < count) {
+        const I q = node_parent[order(j)];
+        const I begin = p;
+        for (; j < count && node_parent[order(j)] == q; ++j) {
+          const std::size_t nd = order(j);
+          lvl.append_coord(p, crd[nodes.starts[nd]]);
+          node_pos[nd] = p++;
+        }
+        lvl.append_edges(q, begin, p);
+      }
+    }
+    lvl.append_finalize(parent_size, size);
+  } else if constexpr (insertable_level<Lk>) {
+    size = lvl.size(parent_size);
+    lvl.insert_init(parent_size, size);
+    for (std::size_t nd = 0; nd < count; ++nd) {
+      const std::size_t s = nodes.starts[nd];
+      set_anc(s);
+      const located<I> r = lvl.locate(node_parent[nd], anc, crd[s]);
+      lvl.insert_coord(r.pos, crd[s]);
+      node_pos[nd] = r.pos;
+    }
+    lvl.insert_finalize(parent_size, size);
+  } else {
+    size = lvl.implicit_size(parent_size);
+    for (std::size_t nd = 0; nd < count; ++nd) {
+      const std::size_t s = nodes.starts[nd];
+      set_anc(s);
+      const I c = crd[s];
+      bool ok = false;
+      if constexpr (coord_iterable_level<Lk>) {
+        const bounds<I> b = lvl.coord_bounds(anc);
+        if (c >= b.begin && c < b.end) {
+          const located<I> r = lvl.coord_access(node_parent[nd], anc, c);
+          ok = r.found;
+          node_pos[nd] = r.pos;
+        }
+      } else {
+        const bounds<I> b = lvl.pos_bounds(node_parent[nd]);
+        for (I p = b.begin; p < b.end && !ok; ++p) {
+          const coordinate<I> r = lvl.pos_access(p, anc);
+          if (r.found && r.coord == c) ok = true, node_pos[nd] = p;
+        }
+      }
+      if (!ok)
+        throw shape_error(where + " cannot hold coordinate " + std::to_string(c) + " of entry " + coords_string(slc, s));
+    }
+  }
+  return size;
+}
+
+}  // namespace detail
+
+/// Packs an unsorted coordinate list into format F.
+/// @throws shape_error if the list's order differs from F's, a coordinate
+///         is out of range, or the data does not fit the format (e.g. two
+///         entries under a branchless level); duplicate_error under
+///         duplicates::error; overflow_error if a size does not fit I.
+/// @post every component of `list` (combined by `policy`) is a stored
+///       component of the result; nothing else is, except padding zeros.
+template <format_type F, class V, index_type I>
+[[nodiscard]] tensor<V, F, I> pack(const coordinate_list<V, I>& list, duplicates policy = duplicates::sum) {
+  using T = tensor<V, F, I>;
+  using LT = typename T::level_tuple;
+  constexpr std::size_t L = F::num_levels;
+  constexpr std::size_t N = F::order;
+  static constexpr auto key_end = detail::key_ends<F, I>();
+  static_assert([]<std::size_t... K>(std::index_sequence<K...>) {
+    return (packable_level<std::tuple_element_t<K, LT>> && ...);
+  }(std::make_index_sequence<L>{}),
+                "tensorlev::pack: every level must be packable (constructible from level_shape and assembled by "
+                "append, insert or implicitly)");
+  const std::string label = detail::format_label<F>();
+  if (list.order() != N)
+    throw shape_error("pack: the coordinate list has order " + std::to_string(list.order()) + " but format " + label +
+                      " has order " + std::to_string(N));
+  static constexpr auto maps = F::maps;
+  auto sorted = detail::sort_entries(list, std::span<const level_map_info>(maps), policy, label);
+  const std::size_t n = sorted.vals.size();
+
+  auto opt_levels = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::tuple<std::optional<std::tuple_element_t<K, LT>>...>{};
+  }(std::make_index_sequence<L>{});
+  std::vector<std::size_t> parent_starts;
+  std::vector<I> parent_pos;
+  if (n > 0) parent_starts.push_back(0), parent_pos.push_back(I(0));
+  I parent_size = 1;
+  detail::level_nodes<I> nodes;
+  std::vector<I> node_pos;
+
+  auto build_level = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+    using Lk = std::tuple_element_t<K, LT>;
+    detail::find_nodes<I>(sorted.first_diff, key_end[K], parent_starts, parent_pos, nodes);
+    level_shape<I> shape;
+    shape.extent = sorted.extents[K];
+    shape.sibling_extent = K + 1 < L ? sorted.extents[K + 1 < L ? K + 1 : K] : I(0);
+    shape.max_children = nodes.max_children;
+    shape.offsets = std::span<const I>(sorted.offsets);
+    Lk& lvl = std::get<K>(opt_levels).emplace(shape);
+    auto up = [&]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
+      static_assert(U <= K, "tensorlev: a level can link only to levels above it");
+      return *std::get<K - U>(opt_levels);
+    };
+    if constexpr (requires { lvl.link(up); }) lvl.link(up);
+    const std::string where = "pack into " + label + ": level " + std::to_string(K) + " (" + std::string(Lk::name) + ")";
+    parent_size = detail::assemble_level(lvl, K, sorted.lc, nodes, parent_size, node_pos, where);
+    parent_starts.swap(nodes.starts);
+    parent_pos.swap(node_pos);
+  };
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (build_level(std::integral_constant<std::size_t, K>{}), ...);
+  }(std::make_index_sequence<L>{});
+
+  // Values: one slot per position of the last level, zero where padded.
+  std::vector<V> values(static_cast<std::size_t>(parent_size), V{});
+  for (std::size_t s = 0; s < n; ++s) values[static_cast<std::size_t>(parent_pos[s])] = sorted.vals[s];
+  std::array<I, N> dims{};
+  for (std::size_t d = 0; d < N; ++d) dims[d] = list.dims()[d];
+  return T(dims, detail::unwrap_levels<LT>(opt_levels, std::make_index_sequence<L>{}), std::move(values));
+}
+
+/// Converts a tensor to format G (same value and index type) through its
+/// stored components; stored duplicates (ELL padding) are summed.
+template <format_type G, class V, class F, class I>
+[[nodiscard]] tensor<V, G, I> convert(const tensor<V, F, I>& t) {
+  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
+  return pack<G>(to_coordinate_list(t), duplicates::sum);
+}
+
+/// Packs the nonzeros of a dense row-major array (last dimension fastest)
+/// into format F. @throws shape_error if data.size() != product of dims.
+template <format_type F, class V, index_type I>
+[[nodiscard]] tensor<V, F, I> from_dense(const std::array<I, F::order>& dims, std::span<const V> data) {
+  if (data.size() != dense_size(dims))
+    throw shape_error("from_dense: the array has " + std::to_string(data.size()) +
+                      " elements but the dimensions need " + std::to_string(dense_size(dims)));
+  coordinate_list<V, I> list(std::vector<I>(dims.begin(), dims.end()));
+  std::array<I, F::order> x{};
+  for (std::size_t idx = 0; idx < data.size(); ++idx) {
+    if (data[idx] != V{}) list.push_back(std::span<const I>(x), data[idx]);
+    for (std::size_t d = F::order; d-- > 0;) {
+      if (++x[d] < dims[d]) break;
+      x[d] = 0;
+    }
+  }
+  return pack<F>(list);
+}
+
+}  // namespace tensorlev

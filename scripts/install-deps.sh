@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what tensorlev's tests, examples and benchmarks need on Debian 12
+# (a no-op when everything is present). Needs root or sudo for apt-get.
+set -euo pipefail
+pkgs=(cmake ninja-build g++ libgtest-dev libbenchmark-dev libeigen3-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

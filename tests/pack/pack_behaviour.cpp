@@ -1,0 +1,189 @@
+// Duplicate policies, bad input, printing and index-type limits of pack.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <sstream>
+
+#include "../support/format_lists.hpp"
+#include "../support/reference.hpp"
+
+using namespace tensorlev;
+
+namespace {
+coordinate_list<double> with_duplicates() {
+  coordinate_list<double> l({3, 4});
+  l.push_back({1, 2}, 1.0);
+  l.push_back({0, 3}, 5.0);
+  l.push_back({1, 2}, 2.0);
+  l.push_back({1, 2}, 4.0);
+  return l;
+}
+double at(const tensor<double, csr>& t, int i, int j) { return to_dense(t)[static_cast<std::size_t>(i * 4 + j)]; }
+}  // namespace
+
+TEST(Duplicates, SumIsTheDefault) { EXPECT_EQ(at(pack<csr>(with_duplicates()), 1, 2), 7.0); }
+TEST(Duplicates, FirstKeepsTheFirstInInputOrder) {
+  EXPECT_EQ(at(pack<csr>(with_duplicates(), duplicates::first), 1, 2), 1.0);
+}
+TEST(Duplicates, LastKeepsTheLastInInputOrder) {
+  EXPECT_EQ(at(pack<csr>(with_duplicates(), duplicates::last), 1, 2), 4.0);
+}
+TEST(Duplicates, ErrorNamesTheCoordinates) {
+  try {
+    (void)pack<csr>(with_duplicates(), duplicates::error);
+    FAIL() << "no exception";
+  } catch (const duplicate_error& e) {
+    EXPECT_NE(std::string(e.what()).find("(1,2)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CSR"), std::string::npos) << e.what();
+  }
+}
+TEST(Duplicates, PoliciesHoldInEveryFormat) {
+  // The same policy gives the same tensor whatever the format.
+  const auto ref = to_dense(pack<csr>(with_duplicates(), duplicates::last));
+  EXPECT_EQ(to_dense(pack<coo>(with_duplicates(), duplicates::last)), ref);
+  EXPECT_EQ(to_dense(pack<dia>(with_duplicates(), duplicates::last)), ref);
+  EXPECT_EQ(to_dense(pack<ell>(with_duplicates(), duplicates::last)), ref);
+  EXPECT_EQ(to_dense(pack<bcsr<2>>(with_duplicates(), duplicates::last)), ref);
+  EXPECT_EQ(to_dense(pack<tltest::hash_rows>(with_duplicates(), duplicates::last)), ref);
+}
+
+TEST(BadInput, OrderMismatchNamesBothOrders) {
+  coordinate_list<double> l({3, 4, 5});
+  try {
+    (void)pack<csr>(l);
+    FAIL();
+  } catch (const shape_error& e) {
+    EXPECT_STREQ(e.what(), "pack: the coordinate list has order 3 but format CSR has order 2");
+  }
+}
+TEST(BadInput, CoordinateOutOfRangeIsRejectedWhenAdded) {
+  coordinate_list<double> l({3, 4});
+  EXPECT_THROW(l.push_back({3, 0}, 1.0), shape_error);
+  EXPECT_THROW(l.push_back({0, -1}, 1.0), shape_error);
+  EXPECT_THROW(l.push_back({0, 1, 2}, 1.0), shape_error);
+  EXPECT_THROW(coordinate_list<double>({-1, 2}), shape_error);
+  EXPECT_EQ(l.size(), 0u);
+}
+TEST(BadInput, DataThatDoesNotFitABranchlessLevel) {
+  // (compressed, singleton) with unique rows: two entries in a row cannot
+  // hang under one singleton parent.
+  using bad_coo = format<levels<compressed<>, singleton<>>>;
+  coordinate_list<double> l({3, 4});
+  l.push_back({1, 0}, 1.0);
+  l.push_back({1, 3}, 1.0);
+  try {
+    (void)pack<bad_coo>(l);
+    FAIL();
+  } catch (const shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("level 1 (singleton) is branchless"), std::string::npos) << e.what();
+  }
+  // One entry per row fits.
+  coordinate_list<double> ok({3, 4});
+  ok.push_back({1, 3}, 1.0);
+  ok.push_back({2, 0}, 1.0);
+  EXPECT_EQ(pack<bad_coo>(ok).stored(), 2u);
+}
+TEST(BadInput, IndexTypeOverflowInADenseLevel) {
+  // 100000 x 100000 dense positions do not fit a 32-bit index.
+  coordinate_list<double, std::int32_t> l({100000, 100000});
+  l.push_back({5, 7}, 1.0);
+  EXPECT_THROW((void)pack<dense_row_major>(l), overflow_error);
+  EXPECT_EQ(pack<csr>(l).stored(), 1u);  // CSR needs no product of sizes
+  coordinate_list<double, std::int64_t> l64({3000000000LL, 3000000000LL});
+  l64.push_back({2999999999LL, 7}, 1.0);
+  const auto a = pack<dcsr>(l64);  // DCSR: no array proportional to the 3e9 rows
+  EXPECT_THROW((void)pack<csr>(coordinate_list<double, std::int32_t>({-5, 2})), shape_error);
+  EXPECT_EQ(a.dimension(0), 3000000000LL);
+  std::size_t seen = 0;
+  for_each_component(a, [&](const auto& x, double) { seen += (x[0] == 2999999999LL && x[1] == 7); });
+  EXPECT_EQ(seen, 1u);
+}
+TEST(BadInput, CheckedIndexNamesTheValue) {
+  try {
+    (void)checked_index<std::int32_t>(3000000000LL, "dimension");
+    FAIL();
+  } catch (const overflow_error& e) {
+    EXPECT_STREQ(e.what(), "dimension 3000000000 does not fit the index type (32-bit)");
+  }
+}
+TEST(BadInput, FromDenseChecksTheSize) {
+  std::vector<double> a(5, 1.0);
+  EXPECT_THROW((void)(from_dense<csr, double, int>({2, 3}, a)), shape_error);
+  a.push_back(0.0);
+  EXPECT_EQ((from_dense<csr, double, int>({2, 3}, a).stored()), 5u);  // the zero is not stored
+}
+
+TEST(Printing, Formats) {
+  EXPECT_EQ(to_string<csr>(), "CSR = (dense d0, compressed d1)");
+  EXPECT_EQ(to_string<csc>(), "CSC = (dense d1, compressed d0)");
+  EXPECT_EQ(to_string<coo>(), "COO = (compressed{non-unique} d0, singleton d1)");
+  EXPECT_EQ(to_string<coo_aos>(), "COO-AoS = (compressed-aos{non-unique} d0, singleton-aos d1)");
+  EXPECT_EQ(to_string<dcsr>(), "DCSR = (compressed d0, compressed d1)");
+  EXPECT_EQ(to_string<ell>(), "ELL = (dense slot(d0), dense d0, singleton d1)");
+  EXPECT_EQ(to_string<dia>(), "DIA = (dense diag(d1-d0), range d0, offset d1)");
+  EXPECT_EQ(to_string<bcsr<4>>(), "BCSR = (dense d0/4, compressed d1/4, dense d0%4, dense d1%4)");
+  EXPECT_EQ(to_string<csb<8>>(), "CSB = (dense d0/8, dense d1/8, compressed{non-unique} d0%8, singleton d1%8)");
+  EXPECT_EQ(to_string<csf>(), "CSF = (compressed d0, compressed d1, compressed d2)");
+  EXPECT_EQ(to_string<coo_tensor<3>>(),
+            "COO = (compressed{non-unique} d0, singleton{non-unique} d1, singleton d2)");
+  EXPECT_EQ(to_string<mode_generic>(), "mode-generic = (compressed{non-unique} d0, singleton d1, dense d2)");
+  EXPECT_EQ(to_string<hash_vector>(), "hash vector = (hashed{unordered} d0)");
+  EXPECT_EQ(to_string<dense_col_major>(), "dense column-major = (dense d1, dense d0)");
+  EXPECT_EQ((to_string<format<levels<dense<>, compressed<>>, modes<1, 0>>>()), "(dense d1, compressed d0)");
+}
+TEST(Printing, Tensors) {
+  coordinate_list<double> l({3, 4});
+  l.push_back({2, 3}, 1.5);
+  l.push_back({0, 1}, 2.0);
+  EXPECT_EQ(to_string(pack<csr>(l)),
+            "tensor 3x4 CSR = (dense d0, compressed d1), 2 stored\n"
+            "  (0,1): 2\n"
+            "  (2,3): 1.5\n");
+  // DIA stores whole diagonals: the in-range zero on diagonal +1 shows.
+  EXPECT_EQ(to_string(pack<dia>(l)),
+            "tensor 3x4 DIA = (dense diag(d1-d0), range d0, offset d1), 3 stored\n"
+            "  (0,1): 2\n"
+            "  (1,2): 0\n"
+            "  (2,3): 1.5\n");
+}
+
+TEST(Levels, ArraysOfASmallCsrAreTheTextbookOnes) {
+  // The CSR of Figure 2 in seed 003 style: check pos/crd directly.
+  coordinate_list<double> l({4, 6});
+  l.push_back({0, 0}, 5);
+  l.push_back({0, 1}, 1);
+  l.push_back({1, 0}, 7);
+  l.push_back({1, 1}, 3);
+  l.push_back({3, 0}, 8);
+  l.push_back({3, 3}, 4);
+  l.push_back({3, 4}, 9);
+  const auto a = pack<csr>(l);
+  EXPECT_EQ(a.level<1>().pos(), (std::vector<int>{0, 2, 4, 4, 7}));
+  EXPECT_EQ(a.level<1>().crd(), (std::vector<int>{0, 1, 0, 1, 0, 3, 4}));
+  const auto d = pack<dia>(l);
+  EXPECT_EQ(d.level<1>().offsets(), (std::vector<int>{-3, -1, 0, 1}));
+  const auto e = pack<ell>(l);
+  EXPECT_EQ(e.level<0>().dimension(), 3);  // longest row has 3 entries
+  coordinate_list<double> v({10});
+  v.push_back({7}, 1.0);
+  v.push_back({3}, 2.0);
+  const auto h = pack<hash_vector>(v);
+  EXPECT_EQ(h.level<0>().buckets(), 4);  // bit_ceil(2 * 2)
+  EXPECT_EQ(h.stored(), 4u);
+}
+
+TEST(Tensors, CopyAndMoveKeepArrayOfStructsLinked) {
+  auto c = [] {
+    std::mt19937_64 rng(5);
+    return tltest::make_case<double, int, 2>({7, 9}, 20, 3, rng);
+  }();
+  auto a = pack<coo_aos>(c.list);
+  auto b = a;                 // copy: b's singleton lane must read b's tuples
+  a = pack<coo_aos>(coordinate_list<double>({7, 9}));  // a now empty; old buffer freed
+  EXPECT_EQ(tltest::mismatches(b, c.dense, "copy"), 0u);
+  auto m = std::move(b);
+  EXPECT_EQ(tltest::mismatches(m, c.dense, "move"), 0u);
+  tensor<double, coo_aos> assigned = pack<coo_aos>(coordinate_list<double>({7, 9}));
+  assigned = m;
+  EXPECT_EQ(tltest::mismatches(assigned, c.dense, "assign"), 0u);
+}
