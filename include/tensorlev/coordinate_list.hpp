@@ -41,6 +41,26 @@ class coordinate_list {
                           std::to_string(dims_[d]));
   }
 
+  /// Adopts entry-major coordinates (order() per entry) and values, checking
+  /// every coordinate once. @throws shape_error naming the first bad entry.
+  coordinate_list(std::vector<I> dims, std::vector<I> coords, std::vector<V> values)
+      : coordinate_list(std::move(dims)) {
+    const std::size_t n = order();
+    if (coords.size() != values.size() * n)
+      throw shape_error("coordinate_list: " + std::to_string(coords.size()) + " coordinates for " +
+                        std::to_string(values.size()) + " values of a tensor of order " + std::to_string(n));
+    for (std::size_t e = 0; e < values.size(); ++e)
+      for (std::size_t d = 0; d < n; ++d) {
+        const I c = coords[e * n + d];
+        if (c < 0 || c >= dims_[d])
+          throw shape_error("coordinate_list: entry " + std::to_string(e) + ": coordinate " + std::to_string(c) +
+                            " of dimension " + std::to_string(d) + " is outside [0, " + std::to_string(dims_[d]) +
+                            ")");
+      }
+    coords_ = std::move(coords);
+    values_ = std::move(values);
+  }
+
   [[nodiscard]] std::size_t order() const noexcept { return dims_.size(); }
   [[nodiscard]] const std::vector<I>& dims() const noexcept { return dims_; }
   [[nodiscard]] std::size_t size() const noexcept { return values_.size(); }
@@ -72,8 +92,21 @@ class coordinate_list {
         throw shape_error("coordinate_list: entry " + std::to_string(size()) + ": coordinate " +
                           std::to_string(c[d]) + " of dimension " + std::to_string(d) + " is outside [0, " +
                           std::to_string(dims_[d]) + ")");
-    coords_.insert(coords_.end(), c.begin(), c.end());
+    // c may point into coords_ itself (push_back(coords(e), v)): copy through
+    // a small buffer when it does, since insert would then read freed memory.
+    const bool aliased = !coords_.empty() && c.data() >= coords_.data() && c.data() < coords_.data() + coords_.size();
     values_.push_back(v);
+    try {
+      if (aliased) {
+        const std::vector<I> copy(c.begin(), c.end());
+        coords_.insert(coords_.end(), copy.begin(), copy.end());
+      } else {
+        coords_.insert(coords_.end(), c.begin(), c.end());
+      }
+    } catch (...) {
+      values_.pop_back();
+      throw;
+    }
   }
   void push_back(std::initializer_list<I> c, const V& v) { push_back(std::span<const I>(c.begin(), c.size()), v); }
 

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -148,6 +149,27 @@ constexpr std::size_t first_bad_dimension(const std::array<level_map_info, N>& i
   }
   return 0;
 }
+// Levels whose coordinates depend on a diagonal offset table (range,
+// offset) declare `diagonal_above = d`: the level d above them must carry
+// the format's diagonal<r,c> map.
+template <class Lvl>
+constexpr std::size_t diagonal_above() {
+  if constexpr (requires { Lvl::diagonal_above; })
+    return Lvl::diagonal_above;
+  else
+    return 0;
+}
+
+template <std::size_t N>
+constexpr bool diagonal_requirements_met(const std::array<level_map_info, N>& infos,
+                                         const std::array<std::size_t, N>& above) {
+  std::size_t diagonals = 0;
+  for (const auto& m : infos) diagonals += m.kind == map_kind::diagonal;
+  if (diagonals > 1) return false;
+  for (std::size_t k = 0; k < N; ++k)
+    if (above[k] > 0 && (k < above[k] || infos[k - above[k]].kind != map_kind::diagonal)) return false;
+  return true;
+}
 }  // namespace detail
 
 /// The identity level map for N levels: level k encodes dimension k.
@@ -174,6 +196,13 @@ struct format<levels<L...>, Map> {
   static_assert(detail::first_bad_dimension(maps) == 0,
                 "tensorlev::format: every logical dimension must be encoded by exactly one mode<d> level, or by "
                 "one block_outer<d,B> and one block_inner<d,B> level");
+
+  static_assert(detail::diagonal_requirements_met(
+                    maps, std::array<std::size_t, sizeof...(L)>{
+                              detail::diagonal_above<typename L::template level<std::int32_t>>()...}),
+                "tensorlev::format: a format has at most one diagonal<r,c> map, and a range (offset) level needs the "
+                "level 1 (2) above it to carry it, as in DIA = format<levels<dense<>, range<>, offset<>>, "
+                "level_map<diagonal<0,1>, mode<0>, mode<1>>>");
 
   /// The level types bound to index type I, outermost first.
   template <class I>

@@ -27,6 +27,7 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
+#include <string_view>
 #include <type_traits>
 
 #include "coordinate_list.hpp"
@@ -127,12 +128,14 @@ concept pos_iterable_level = requires(const L& l, typename L::index_type p, ance
   { l.pos_access(p, a) } -> std::same_as<coordinate<typename L::index_type>>;
 };
 
-/// A level: an index type, the properties, a dimension, and at least one
-/// iteration capability.
+/// A level: an index type, a name, the properties, a dimension, and at
+/// least one iteration capability. (`bytes()`, the memory a level holds, is
+/// optional; tensor::storage_bytes counts it where present.)
 template <class L>
 concept level = requires { typename L::index_type; } && index_type<typename L::index_type> &&
                 has_level_properties<L> && requires(const L& l) {
                   { l.dimension() } -> std::same_as<typename L::index_type>;
+                  { L::name } -> std::convertible_to<std::string_view>;
                 } && (coord_iterable_level<L> || pos_iterable_level<L>);
 
 /// Random access to a coordinate among a parent's children (Table 2: locate).

@@ -164,7 +164,7 @@ std::optional<key_layout<I>> make_key_layout(const std::vector<I>& extents) {
   if (extents.empty() || extents[0] <= 0) return std::nullopt;
   kl.shift = static_cast<unsigned>(std::bit_width(inner - 1));
   const auto top_bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(extents[0]) - 1));
-  if (kl.shift + top_bits > 64) return std::nullopt;
+  if (kl.shift + top_bits > 64 || kl.shift >= 64) return std::nullopt;
   return kl;
 }
 
@@ -331,14 +331,9 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
   const auto& dims = out.dims;
   const std::size_t n_in = list.size();
   (void)checked_index<I>(static_cast<long long>(n_in), "pack: number of entries");
+  // Coordinates are in range: coordinate_list checks every entry it accepts
+  // and exposes no way to change coordinates afterwards.
   const auto& raw = list.raw_coords();
-  for (std::size_t e = 0; e < n_in; ++e)
-    for (std::size_t d = 0; d < N; ++d) {
-      const I c = raw[e * N + d];
-      if (c < 0 || c >= dims[d])
-        throw shape_error("pack into " + label + ": entry " + std::to_string(e) + ": coordinate " + std::to_string(c) +
-                          " of dimension " + std::to_string(d) + " is outside [0, " + std::to_string(dims[d]) + ")");
-    }
 
   // 1. Extents of the level coordinates; diagonal offsets from the data.
   auto& extents = out.extents;
@@ -349,10 +344,14 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
   long long diag_lo = 0;
   for (std::size_t k = 0; k < L; ++k) {
     const auto m = maps[k];
-    const auto B = static_cast<I>(m.block);
+    const I B = checked_index<I>(static_cast<long long>(m.block), "pack: block size");
     switch (m.kind) {
       case map_kind::mode: extents[k] = dims[m.dim]; break;
-      case map_kind::block_outer: extents[k] = static_cast<I>(dims[m.dim] / B + (dims[m.dim] % B != 0)); break;
+      case map_kind::block_outer:
+        extents[k] = static_cast<I>(dims[m.dim] / B + (dims[m.dim] % B != 0));
+        // Block padding coordinates reach extents[k] * B - 1: they must fit I.
+        (void)checked_mul(extents[k], B, "pack: blocked dimension rounded up to whole blocks");
+        break;
       case map_kind::block_inner: extents[k] = B; break;
       case map_kind::diagonal:
         if (diag_index.empty() && n_in > 0) {
@@ -480,14 +479,14 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
 // position of each, and the most children any parent has.
 template <class I>
 struct level_nodes {
-  std::vector<std::size_t> starts;
+  std::vector<I> starts;  // first entry of each node
   std::vector<I> parent;
   std::size_t max_children = 0;
 };
 
 template <class I>
 void find_nodes(std::span<const unsigned char> first_diff, std::size_t key_end,
-                const std::vector<std::size_t>& parent_starts, const std::vector<I>& parent_pos, level_nodes<I>& out) {
+                const std::vector<I>& parent_starts, const std::vector<I>& parent_pos, level_nodes<I>& out) {
   out.starts.clear();
   out.parent.clear();
   out.starts.reserve(first_diff.size());
@@ -496,8 +495,8 @@ void find_nodes(std::span<const unsigned char> first_diff, std::size_t key_end,
   std::size_t pi = 0, run = 0;
   for (std::size_t s = 0; s < first_diff.size(); ++s) {
     if (s != 0 && first_diff[s] > key_end) continue;
-    while (pi + 1 < parent_starts.size() && parent_starts[pi + 1] <= s) ++pi, run = 0;
-    out.starts.push_back(s);
+    while (pi + 1 < parent_starts.size() && static_cast<std::size_t>(parent_starts[pi + 1]) <= s) ++pi, run = 0;
+    out.starts.push_back(static_cast<I>(s));
     out.parent.push_back(parent_pos[pi]);
     out.max_children = std::max(out.max_children, ++run);
   }
@@ -570,7 +569,7 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
     size = lvl.size(parent_size);
     lvl.insert_init(parent_size, size);
     for (std::size_t nd = 0; nd < count; ++nd) {
-      const std::size_t s = nodes.starts[nd];
+      const auto s = static_cast<std::size_t>(nodes.starts[nd]);
       set_anc(s);
       const located<I> r = lvl.locate(node_parent[nd], anc, crd[s]);
       lvl.insert_coord(r.pos, crd[s]);
@@ -580,7 +579,7 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
   } else {
     size = lvl.implicit_size(parent_size);
     for (std::size_t nd = 0; nd < count; ++nd) {
-      const std::size_t s = nodes.starts[nd];
+      const auto s = static_cast<std::size_t>(nodes.starts[nd]);
       set_anc(s);
       const I c = crd[s];
       bool ok = false;
@@ -637,9 +636,9 @@ template <format_type F, class V, index_type I>
   auto opt_levels = []<std::size_t... K>(std::index_sequence<K...>) {
     return std::tuple<std::optional<std::tuple_element_t<K, LT>>...>{};
   }(std::make_index_sequence<L>{});
-  std::vector<std::size_t> parent_starts;
+  std::vector<I> parent_starts;
   std::vector<I> parent_pos;
-  if (n > 0) parent_starts.push_back(0), parent_pos.push_back(I(0));
+  if (n > 0) parent_starts.push_back(I(0)), parent_pos.push_back(I(0));
   I parent_size = 1;
   detail::level_nodes<I> nodes;
   std::vector<I> node_pos;
@@ -675,12 +674,23 @@ template <format_type F, class V, index_type I>
   return T(dims, detail::unwrap_levels<LT>(opt_levels, std::make_index_sequence<L>{}), std::move(values));
 }
 
+/// What convert does with stored components whose value is zero.
+enum class stored_zeros {
+  keep,  ///< every stored component carries over (lossless; DIA's in-range zeros become explicit entries)
+  drop   ///< only nonzero values carry over (what a user converting DIA or ELL to CSR usually wants)
+};
+
 /// Converts a tensor to format G (same value and index type) through its
 /// stored components; stored duplicates (ELL padding) are summed.
 template <format_type G, class V, class F, class I>
-[[nodiscard]] tensor<V, G, I> convert(const tensor<V, F, I>& t) {
+[[nodiscard]] tensor<V, G, I> convert(const tensor<V, F, I>& t, stored_zeros zeros = stored_zeros::keep) {
   static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
-  return pack<G>(to_coordinate_list(t), duplicates::sum);
+  if (zeros == stored_zeros::keep) return pack<G>(to_coordinate_list(t), duplicates::sum);
+  coordinate_list<V, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
+  for_each_component(t, [&](const auto& x, const V& v) {
+    if (v != V{}) list.push_back(std::span<const I>(x), v);
+  });
+  return pack<G>(list, duplicates::sum);
 }
 
 /// Packs the nonzeros of a dense row-major array (last dimension fastest)

@@ -39,7 +39,9 @@ std::string level_label() {
   std::string props;
   if (!L::is_unique) props += "non-unique";
   if (!L::is_ordered) props += std::string(props.empty() ? "" : ",") + "unordered";
-  if (L::is_full && !L::is_compact) props += std::string(props.empty() ? "" : ",") + "full";
+  // Full is the nature of value-iterated levels (dense); on a position-
+  // iterated level it is a configured promise worth showing.
+  if (L::is_full && pos_iterable_level<L>) props += std::string(props.empty() ? "" : ",") + "full";
   return props.empty() ? s : s + "{" + props + "}";
 }
 }  // namespace detail

@@ -70,7 +70,9 @@ class tensor {
     }
     return *this;
   }
+  /// A moved-from tensor may only be assigned to or destroyed.
   tensor& operator=(tensor&& o) noexcept {
+    if (this == &o) return *this;
     dims_ = o.dims_;
     levels_ = std::move(o.levels_);
     values_ = std::move(o.values_);
@@ -94,7 +96,13 @@ class tensor {
 
   /// Bytes held by the level arrays and the values.
   [[nodiscard]] std::size_t storage_bytes() const noexcept {
-    return std::apply([](const auto&... l) { return (std::size_t{0} + ... + l.bytes()); }, levels_) +
+    auto bytes = [](const auto& l) -> std::size_t {
+      if constexpr (requires { l.bytes(); })
+        return l.bytes();
+      else
+        return 0;
+    };
+    return std::apply([&](const auto&... l) { return (std::size_t{0} + ... + bytes(l)); }, levels_) +
            values_.capacity() * sizeof(V);
   }
 

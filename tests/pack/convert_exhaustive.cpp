@@ -24,13 +24,37 @@ std::string label() {
   return tensorlev::to_string<T>();
 }
 
-// Packs the case into Source, checks it, converts to every target, checks.
-std::size_t check_case(const tltest::random_case<V, I, N>& c, const std::string& where) {
+std::size_t count_check(std::size_t got, std::size_t expected, const std::string& what) {
+  if (got == expected) return 0;
+  ADD_FAILURE() << what << ": " << got << " stored components, expected " << expected;
+  return 1;
+}
+
+// Packs the case into Source, checks it, converts to every target (keeping
+// and dropping stored zeros), checks values and, for formats without
+// padding, the exact number of stored components.
+std::size_t check_case(const tltest::random_case<V, I, N>& c, std::size_t distinct, const std::string& where) {
+  std::size_t nonzeros = 0;
+  for (const V& v : c.dense) nonzeros += v != V{};
   const auto src = pack<Source>(c.list);
   std::size_t bad = tltest::mismatches(src, c.dense, where + " pack " + label<Source>());
+  if constexpr (tltest::no_padding<Source>)
+    bad += count_check(tltest::components(src), distinct, where + " pack " + label<Source>());
   std::apply(
       [&]<class... G>(G...) {
-        ((bad += tltest::mismatches(convert<G>(src), c.dense, where + " convert to " + label<G>())), ...);
+        (
+            [&] {
+              const auto kept = convert<G>(src);
+              const auto dropped = convert<G>(src, stored_zeros::drop);
+              bad += tltest::mismatches(kept, c.dense, where + " convert to " + label<G>());
+              bad += tltest::mismatches(dropped, c.dense, where + " convert (drop zeros) to " + label<G>());
+              if constexpr (tltest::no_padding<G>) {
+                bad += count_check(tltest::components(dropped), nonzeros, where + " drop zeros " + label<G>());
+                if constexpr (tltest::no_padding<Source>)
+                  bad += count_check(tltest::components(kept), distinct, where + " convert to " + label<G>());
+              }
+            }(),
+            ...);
       },
       Targets{});
   return bad;
@@ -57,7 +81,7 @@ TEST(ConvertExhaustive, EveryShapeAndDensity) {
       std::string where = "dims";
       for (auto d : dims) where += " " + std::to_string(d);
       where += " nnz " + std::to_string(nnz);
-      bad += check_case(c, where);
+      bad += check_case(c, nnz, where);
       ++cases;
       if (bad > 10) FAIL() << "too many mismatches";
     }
@@ -76,5 +100,5 @@ TEST(ConvertRandom, About1e5Nonzeros) {
   for (std::size_t d = 0; d < N; ++d) dims[d] = sizes[N - 1][d];
   const std::size_t nnz = 100000;
   auto c = tltest::make_case<V, I, N>(dims, nnz, 5000, rng);
-  EXPECT_EQ(check_case(c, "random 1e5"), 0u);
+  EXPECT_EQ(check_case(c, nnz, "random 1e5"), 0u);
 }

@@ -187,3 +187,101 @@ TEST(Tensors, CopyAndMoveKeepArrayOfStructsLinked) {
   assigned = m;
   EXPECT_EQ(tltest::mismatches(assigned, c.dense, "assign"), 0u);
 }
+
+TEST(CoordinateList, FromArraysChecksEveryCoordinate) {
+  const coordinate_list<double> ok({2, 3}, {0, 1, 1, 2}, {5.0, 6.0});
+  EXPECT_EQ(ok.size(), 2u);
+  EXPECT_EQ(to_dense(pack<csr>(ok)), (std::vector<double>{0, 5, 0, 0, 0, 6}));
+  try {
+    (void)coordinate_list<double>({2, 3}, {0, 1, 1, 3}, {5.0, 6.0});
+    FAIL();
+  } catch (const shape_error& e) {
+    EXPECT_STREQ(e.what(), "coordinate_list: entry 1: coordinate 3 of dimension 1 is outside [0, 3)");
+  }
+  EXPECT_THROW((coordinate_list<double>({2, 3}, {0, 1, 1}, {5.0, 6.0})), shape_error);
+}
+
+namespace {
+// Sorted (coordinates, value) listing of a tensor, for formats too large
+// for a dense reference.
+template <class T>
+std::vector<std::pair<std::vector<std::int64_t>, double>> listing(const T& t) {
+  std::vector<std::pair<std::vector<std::int64_t>, double>> out;
+  for_each_component(t, [&](const auto& x, double v) { out.push_back({{x.begin(), x.end()}, v}); });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace
+
+TEST(PackPaths, ExtentsBeyond64BitKeysUseTheComparisonSort) {
+  // 3e9^3 positions do not fit a 64-bit key: the general path sorts.
+  const std::int64_t big = 3000000000LL;
+  coordinate_list<double, std::int64_t> l({big, big, big});
+  l.push_back({big - 1, 5, 7}, 1.0);
+  l.push_back({2, big - 1, 0}, 2.0);
+  l.push_back({big - 1, 5, 7}, 4.0);  // duplicate
+  l.push_back({2, 0, big - 1}, 8.0);
+  const std::vector<std::pair<std::vector<std::int64_t>, double>> expected{
+      {{2, 0, big - 1}, 8.0}, {{2, big - 1, 0}, 2.0}, {{big - 1, 5, 7}, 5.0}};
+  EXPECT_EQ(listing(pack<coo_tensor<3>>(l)), expected);
+  EXPECT_EQ(listing(pack<csf>(l)), expected);
+  EXPECT_EQ(listing(pack<coo_tensor<3>>(l, duplicates::last)).back().second, 4.0);
+  EXPECT_THROW((void)pack<csf>(l, duplicates::error), duplicate_error);
+}
+
+TEST(PackPaths, InnerKeyOfExactly64BitsFallsBack) {
+  // Top extent 1 and an inner range above 2^63: the 64-bit key would need a
+  // shift by 64, so pack takes the general path.
+  const std::int64_t wide = std::int64_t{1} << 62;
+  coordinate_list<double, std::int64_t> l({1, wide, 3});
+  l.push_back({0, wide - 1, 2}, 1.0);
+  l.push_back({0, 5, 1}, 2.0);
+  const std::vector<std::pair<std::vector<std::int64_t>, double>> expected{{{0, 5, 1}, 2.0},
+                                                                           {{0, wide - 1, 2}, 1.0}};
+  EXPECT_EQ(listing(pack<csf>(l)), expected);
+}
+
+TEST(PackPaths, BlockPaddingThatOverflowsTheIndexTypeIsRejected) {
+  // Rows rounded up to whole 3-row blocks exceed INT32_MAX.
+  coordinate_list<double, std::int32_t> l({2147483647, 1});
+  EXPECT_THROW((void)pack<bcsr<3>>(l), overflow_error);
+}
+
+TEST(Tensors, DiaCopiesKeepTheirOwnSharedOffsets) {
+  coordinate_list<double> l({5, 6});
+  l.push_back({0, 3}, 1.0);
+  l.push_back({4, 0}, 2.0);
+  l.push_back({2, 2}, 3.0);
+  const auto ref = to_dense(pack<csr>(l));
+  tensor<double, dia> copy = pack<dia>(coordinate_list<double>({5, 6}));
+  {
+    const auto src = pack<dia>(l);
+    copy = src;
+  }  // src destroyed: copy's offset level must read copy's range offsets
+  EXPECT_EQ(to_dense(copy), ref);
+  auto moved = std::move(copy);
+  EXPECT_EQ(to_dense(moved), ref);
+  tensor<double, dia> again(moved);
+  moved = pack<dia>(coordinate_list<double>({5, 6}));
+  EXPECT_EQ(to_dense(again), ref);
+  again = std::move(again);  // self-move leaves it intact
+  EXPECT_EQ(to_dense(again), ref);
+}
+
+TEST(CoordinateList, PushBackOfItsOwnCoordinates) {
+  coordinate_list<double> l({3, 3});
+  l.push_back({1, 2}, 1.0);
+  for (int k = 0; k < 100; ++k) l.push_back(l.coords(0), 1.0);  // forces reallocation while aliased
+  EXPECT_EQ(to_dense(pack<csr>(l))[5], 101.0);
+}
+
+TEST(Convert, DropsStoredZerosOnRequest) {
+  coordinate_list<double> l({1000, 1000});
+  l.push_back({0, 0}, 1.0);
+  l.push_back({999, 999}, 2.0);
+  const auto d = pack<dia>(l);  // one diagonal: 1000 stored values
+  EXPECT_EQ(d.stored(), 1000u);
+  EXPECT_EQ(convert<csr>(d).stored(), 1000u);                       // kept: lossless
+  EXPECT_EQ(convert<csr>(d, stored_zeros::drop).stored(), 2u);      // dropped
+  EXPECT_EQ(to_dense(convert<csr>(d, stored_zeros::drop)), to_dense(d));
+}

@@ -129,4 +129,12 @@ std::size_t mismatches(const tensor<V, F, I>& t, const std::vector<V>& ref, cons
   return bad;
 }
 
+/// Number of stored components a traversal visits.
+template <class V, class F, class I>
+std::size_t components(const tensor<V, F, I>& t) {
+  std::size_t n = 0;
+  for_each_component(t, [&](const auto&, const V&) { ++n; });
+  return n;
+}
+
 }  // namespace tltest

@@ -796,6 +796,10 @@ template <class V, index_type I = std::int32_t>
       const std::array<I, 2> m{j, i};
       switch (h.symmetry) {
         case H::symmetry_kind::skew_symmetric:
+          if constexpr (std::is_integral_v<V>) {
+            if (v == std::numeric_limits<V>::min())
+              fail(name, ln, "value " + std::to_string(v) + " of a skew-symmetric file cannot be negated in the value type");
+          }
           out.push_back(std::span<const I>(m), static_cast<V>(-v));
           break;
         case H::symmetry_kind::hermitian:

@@ -27,8 +27,8 @@ void put_at(std::vector<T>& v, I p, const T& x) {
 /// append_finalize for pos arrays).
 template <class I>
 void counts_to_bounds(std::vector<I>& pos, I parent_size) noexcept {
-  I sum = pos[0];
-  for (I p = 1; p <= parent_size; ++p) pos[p] = sum += pos[p];
+  const auto n = static_cast<std::size_t>(parent_size) + 1;
+  for (std::size_t p = 1; p < n; ++p) pos[p] += pos[p - 1];
 }
 
 /// a * b, or overflow_error naming `what` if the product does not fit I.

@@ -11,6 +11,7 @@
 #include <bit>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "../error.hpp"
@@ -33,9 +34,16 @@ class hashed_level {
 
   hashed_level() = default;
   explicit hashed_level(const level_shape<I>& s)
-      : n_(s.extent), w_(static_cast<I>(std::bit_ceil(std::max<std::size_t>(1, 2 * s.max_children)))) {}
-  /// @pre w is a power of two; crd.size() is a multiple of w.
-  hashed_level(I n, I w, std::vector<I> crd) : n_(n), w_(w), crd_(std::move(crd)) {}
+      : n_(s.extent),
+        w_(checked_index<I>(static_cast<long long>(std::bit_ceil(std::max<std::size_t>(1, 2 * s.max_children))),
+                            "hashed level: buckets per parent")) {}
+  /// Adopts a bucket array. @throws error unless w is a power of two and
+  /// crd.size() a multiple of w.
+  hashed_level(I n, I w, std::vector<I> crd) : n_(n), w_(w), crd_(std::move(crd)) {
+    if (w_ <= 0 || !std::has_single_bit(static_cast<std::make_unsigned_t<I>>(w_)) ||
+        crd_.size() % static_cast<std::size_t>(w_) != 0)
+      throw error("hashed level: the bucket count per parent must be a power of two dividing the array size");
+  }
 
   [[nodiscard]] I dimension() const noexcept { return n_; }
   [[nodiscard]] I buckets() const noexcept { return w_; }

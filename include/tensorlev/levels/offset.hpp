@@ -30,6 +30,8 @@ class offset_level {
   static constexpr bool is_branchless = true;
   static constexpr bool is_compact = false;
   static constexpr bool always_found = true;
+  /// The level 2 above must carry the format's diagonal map (checked by format).
+  static constexpr std::size_t diagonal_above = 2;
 
   offset_level() = default;
   explicit offset_level(const level_shape<I>& s) : n_(s.extent), own_(s.offsets.begin(), s.offsets.end()) {}

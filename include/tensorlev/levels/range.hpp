@@ -8,6 +8,7 @@
 /// Properties: ordered and unique configurable; not full, not compact.
 
 #include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,8 @@ class range_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = false;
   static constexpr bool always_found = true;
+  /// The level 1 above must carry the format's diagonal map (checked by format).
+  static constexpr std::size_t diagonal_above = 1;
 
   range_level() = default;
   /// @pre s.offsets holds the diagonal offsets (a `diagonal` level map above).
