@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -174,16 +175,69 @@ struct keyed_entry {
   V value;
 };
 
+// A fixed-size array whose elements are default-initialized (no zero fill
+// for trivial types): pack's scratch arrays are written before being read.
+template <class T>
+class scratch {
+ public:
+  explicit scratch(std::size_t n) : data_(std::make_unique_for_overwrite<T[]>(n)), size_(n) {}
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  T* begin() noexcept { return data_.get(); }
+  T* end() noexcept { return data_.get() + size_; }
+  const T* begin() const noexcept { return data_.get(); }
+  const T* end() const noexcept { return data_.get() + size_; }
+  void swap(scratch& o) noexcept {
+    data_.swap(o.data_);
+    std::swap(size_, o.size_);
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_;
+};
+
 // Turns a histogram (count[b + 1] = entries in bucket b) into bucket starts.
-inline void prefix_sum(std::vector<std::size_t>& count) {
+template <class C>
+void prefix_sum(std::vector<C>& count) {
   for (std::size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
 }
 
 // One stable scatter of `in` into `out` by bucket(entry), given bucket starts.
-template <class V, class Bucket>
-void scatter_pass(const std::vector<keyed_entry<V>>& in, std::vector<keyed_entry<V>>& out, Bucket bucket,
-                  std::vector<std::size_t>& start) {
+template <class V, class Bucket, class C>
+void scatter_pass(const scratch<keyed_entry<V>>& in, scratch<keyed_entry<V>>& out, Bucket bucket,
+                  std::vector<C>& start) {
   for (const auto& x : in) out[start[bucket(x)]++] = x;
+}
+
+// Stable sort of a[0..n) by key using buf (room for n entries): insertion
+// sort on runs of 16, then bottom-up merging, ping-ponging with buf.
+template <class V>
+void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
+  constexpr std::size_t run = 16;
+  for (std::size_t lo = 0; lo < n; lo += run) {
+    const std::size_t hi = std::min(n, lo + run);
+    for (std::size_t i = lo + 1; i < hi; ++i) {
+      const keyed_entry<V> x = a[i];
+      std::size_t j = i;
+      for (; j > lo && x.key < a[j - 1].key; --j) a[j] = a[j - 1];
+      a[j] = x;
+    }
+  }
+  keyed_entry<V>* src = a;
+  keyed_entry<V>* dst = buf;
+  for (std::size_t width = run; width < n; width *= 2) {
+    for (std::size_t lo = 0; lo < n; lo += 2 * width) {
+      const std::size_t mid = std::min(n, lo + width), hi = std::min(n, lo + 2 * width);
+      std::size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    std::swap(src, dst);
+  }
+  if (src != a) std::copy(src, src + n, a);
 }
 
 // Stable sort of entries by key, returning each sorted entry's level-0
@@ -191,7 +245,7 @@ void scatter_pass(const std::vector<keyed_entry<V>>& in, std::vector<keyed_entry
 // level-0 coordinate) when both ranges are small; otherwise a counting pass
 // on level 0 and a sort inside each bucket; otherwise one stable sort.
 template <class V, class I>
-void sort_keyed(std::vector<keyed_entry<V>>& entries, I top_extent, unsigned shift) {
+void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) {
   if (shift >= 64) {  // the top extent is 1: the key is the inner part alone
     std::stable_sort(entries.begin(), entries.end(),
                      [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; });
@@ -206,15 +260,18 @@ void sort_keyed(std::vector<keyed_entry<V>>& entries, I top_extent, unsigned shi
     std::stable_sort(entries.begin(), entries.end(), by_key);
     return;
   }
-  std::vector<keyed_entry<V>> tmp(n);
+  scratch<keyed_entry<V>> tmp(n);
   // LSD (two counting passes) only when buckets are long on average and the
   // inner range is small; short buckets are cheaper to insertion-sort.
   const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * static_cast<std::size_t>(top_extent);
   auto top_of = [shift](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key >> shift); };
   auto inner_of = [mask](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key & mask); };
-  std::vector<std::size_t> count(static_cast<std::size_t>(top_extent) + 1, 0);
+  // Counters in the unsigned index type (n fits I): half the cache footprint
+  // of size_t for 32-bit indices, and no aliasing with the 64-bit keys.
+  using count_t = std::make_unsigned_t<I>;
+  std::vector<count_t> count(static_cast<std::size_t>(top_extent) + 1, 0);
   if (lsd) {  // both histograms in one read
-    std::vector<std::size_t> inner(static_cast<std::size_t>(top_stride) + 1, 0);
+    std::vector<count_t> inner(static_cast<std::size_t>(top_stride) + 1, 0);
     for (const auto& x : entries) ++count[top_of(x) + 1], ++inner[inner_of(x) + 1];
     prefix_sum(inner);
     scatter_pass(entries, tmp, inner_of, inner);
@@ -226,23 +283,19 @@ void sort_keyed(std::vector<keyed_entry<V>>& entries, I top_extent, unsigned shi
   scatter_pass(tmp, entries, top_of, count);
   // count[c] now ends bucket c; bucket c starts at count[c-1] (0 for c = 0).
   if (lsd || top_stride == 1) return;
+  // Sort each bucket by key, stably: insertion sort on runs of 16, then
+  // bottom-up merges through one scratch buffer shared by all buckets.
+  std::size_t longest = 0;
+  for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c)
+    longest = std::max<std::size_t>(longest, count[c] - (c == 0 ? 0 : count[c - 1]));
+  scratch<keyed_entry<V>> buf(longest);
   for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c) {
-    auto first = entries.begin() + static_cast<std::ptrdiff_t>(c == 0 ? 0 : count[c - 1]);
-    auto last = entries.begin() + static_cast<std::ptrdiff_t>(count[c]);
-    if (last - first <= 64) {
-      for (auto it = first + (last - first > 0 ? 1 : 0); it < last; ++it) {  // stable insertion sort
-        const keyed_entry<V> x = *it;
-        auto j = it;
-        for (; j > first && x.key < (j - 1)->key; --j) *j = *(j - 1);
-        *j = x;
-      }
-    } else {
-      std::stable_sort(first, last, by_key);
-    }
+    keyed_entry<V>* first = entries.begin() + (c == 0 ? 0 : count[c - 1]);
+    const std::size_t len = count[c] - (c == 0 ? 0 : count[c - 1]);
+    stable_sort_by_key(first, len, buf.begin());
   }
 }
 
-// The fast path of sort_entries: one 64-bit key per entry carrying its value.
 template <class V, class I, class LevelCoord>
 std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, I>& list, LevelCoord& level_coord,
                                                        sorted_entries<V, I>& base, duplicates policy,
@@ -259,7 +312,7 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
     for (std::size_t k = 1; k < L; ++k) key += static_cast<std::uint64_t>(level_coord(k, x)) * stride[k];
     return key;
   };
-  std::vector<keyed_entry<V>> entries(n_in);
+  scratch<keyed_entry<V>> entries(n_in);
   for (std::size_t e = 0; e < n_in; ++e) entries[e] = {key_of(e), list.value(e)};
   sort_keyed(entries, base.extents[0], shift);
 

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <map>
+#include <tuple>
 #include <sstream>
 
 #include "../support/format_lists.hpp"
@@ -284,4 +286,35 @@ TEST(Convert, DropsStoredZerosOnRequest) {
   EXPECT_EQ(convert<csr>(d).stored(), 1000u);                       // kept: lossless
   EXPECT_EQ(convert<csr>(d, stored_zeros::drop).stored(), 2u);      // dropped
   EXPECT_EQ(to_dense(convert<csr>(d, stored_zeros::drop)), to_dense(d));
+}
+
+TEST(PackPaths, StableOrderOfDuplicatesInLongAndShortBuckets) {
+  // first/last must follow input order whatever sort path pack takes:
+  // a skewed matrix (one row of 3000 entries among short rows: bucket
+  // merge sort) and a wide one (hundreds per row: LSD counting passes).
+  for (auto [rows, cols, heavy] : {std::tuple{1000, 700, true}, std::tuple{40, 5000, false}}) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(rows));
+    coordinate_list<double> l({rows, cols});
+    std::map<std::pair<int, int>, std::array<double, 3>> ref;  // first, last, sum
+    for (int e = 0; e < 20000; ++e) {
+      const int i = heavy && e % 4 != 0 ? 0 : static_cast<int>(rng() % static_cast<unsigned>(rows));
+      const int j = static_cast<int>(rng() % static_cast<unsigned>(heavy ? 50 : cols));  // many duplicates
+      const double v = static_cast<double>(e % 97) - 48.0;
+      l.push_back({i, j}, v);
+      auto [it, fresh] = ref.try_emplace({i, j}, std::array<double, 3>{v, v, 0.0});
+      it->second[1] = v;
+      it->second[2] += v;
+    }
+    for (int p = 0; p < 3; ++p) {
+      const auto policy = p == 0 ? duplicates::first : p == 1 ? duplicates::last : duplicates::sum;
+      const auto a = pack<csr>(l, policy);
+      std::size_t bad = 0, seen = 0;
+      for_each_component(a, [&](const auto& x, double v) {
+        ++seen;
+        bad += ref.at({x[0], x[1]})[static_cast<std::size_t>(p)] != v;
+      });
+      EXPECT_EQ(seen, ref.size());
+      EXPECT_EQ(bad, 0u) << "policy " << p << " rows " << rows;
+    }
+  }
 }
