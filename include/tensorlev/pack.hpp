@@ -48,13 +48,6 @@ enum class duplicates {
 
 namespace detail {
 
-template <class F>
-consteval bool has_map(map_kind k) {
-  for (const auto& m : F::maps)
-    if (m.kind == k) return true;
-  return false;
-}
-
 // Level k's node key ends at level key_end[k]: a unique level groups by its
 // own coordinate; a non-unique level followed by branchless levels groups by
 // the whole branchless chain below it (one COO position per entry, one
