@@ -233,17 +233,12 @@ void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
   if (src != a) std::copy(src, src + n, a);
 }
 
-// Stable sort of entries by key, returning each sorted entry's level-0
-// coordinate. Two LSD counting passes (inner part of the key, then the
+// Stable sort of entries by key. Two LSD counting passes (inner part of the key, then the
 // level-0 coordinate) when both ranges are small; otherwise a counting pass
 // on level 0 and a sort inside each bucket; otherwise one stable sort.
 template <class V, class I>
 void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) {
-  if (shift >= 64) {  // the top extent is 1: the key is the inner part alone
-    std::stable_sort(entries.begin(), entries.end(),
-                     [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; });
-    return;
-  }
+  // shift < 64: make_key_layout rejects wider inner parts.
   const std::uint64_t top_stride = std::uint64_t{1} << shift;
   const std::uint64_t mask = top_stride - 1;
   const std::size_t n = entries.size();
@@ -255,7 +250,7 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) 
   }
   scratch<keyed_entry<V>> tmp(n);
   // LSD (two counting passes) only when buckets are long on average and the
-  // inner range is small; short buckets are cheaper to insertion-sort.
+  // inner range is small; short buckets are cheaper to merge-sort in place.
   const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * static_cast<std::size_t>(top_extent);
   auto top_of = [shift](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key >> shift); };
   auto inner_of = [mask](const keyed_entry<V>& x) { return static_cast<std::size_t>(x.key & mask); };
@@ -321,7 +316,7 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
   out.lc.assign(L, std::vector<I>());
   for (auto& col : out.lc) col.reserve(n_in);
   out.first_diff.reserve(n_in);
-  const std::uint64_t mask = shift >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << shift) - 1;
+  const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;  // shift < 64 (make_key_layout)
   std::uint64_t prev_key = 0;
   std::vector<I> c(L, I(0)), prev(L, I(0));
   for (std::size_t s = 0; s < n_in; ++s) {
@@ -345,7 +340,7 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
       }
       continue;
     }
-    c[0] = static_cast<I>(shift >= 64 ? 0 : key >> shift);
+    c[0] = static_cast<I>(key >> shift);
     if (L > 1) {
       std::uint64_t r = key & mask;
       for (std::size_t k = 1; k + 1 < L; ++k) {
