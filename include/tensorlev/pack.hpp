@@ -236,8 +236,10 @@ void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
 // Stable sort of entries by key. Two LSD counting passes (inner part of the key, then the
 // level-0 coordinate) when both ranges are small; otherwise a counting pass
 // on level 0 and a sort inside each bucket; otherwise one stable sort.
-template <class V, class I>
-void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) {
+// `make(e)` gives entry e; the entries are built here so that the
+// histograms are counted in the same pass.
+template <class V, class I, class Make>
+void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, Make make) {
   // shift < 64: make_key_layout rejects wider inner parts.
   const std::uint64_t top_stride = std::uint64_t{1} << shift;
   const std::uint64_t mask = top_stride - 1;
@@ -245,6 +247,7 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) 
   const std::size_t small = std::max<std::size_t>(4 * n, std::size_t{1} << 16);
   auto by_key = [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; };
   if (static_cast<std::size_t>(top_extent) > small) {
+    for (std::size_t e = 0; e < n; ++e) entries[e] = make(e);
     std::stable_sort(entries.begin(), entries.end(), by_key);
     return;
   }
@@ -258,14 +261,21 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift) 
   // of size_t for 32-bit indices, and no aliasing with the 64-bit keys.
   using count_t = std::make_unsigned_t<I>;
   std::vector<count_t> count(static_cast<std::size_t>(top_extent) + 1, 0);
-  if (lsd) {  // both histograms in one read
+  if (lsd) {  // both histograms while building the entries
     std::vector<count_t> inner(static_cast<std::size_t>(top_stride) + 1, 0);
-    for (const auto& x : entries) ++count[top_of(x) + 1], ++inner[inner_of(x) + 1];
+    for (std::size_t e = 0; e < n; ++e) {
+      const keyed_entry<V> x = make(e);
+      entries[e] = x;
+      ++count[top_of(x) + 1], ++inner[inner_of(x) + 1];
+    }
     prefix_sum(inner);
     scatter_pass(entries, tmp, inner_of, inner);
   } else {
-    for (const auto& x : entries) ++count[top_of(x) + 1];
-    tmp.swap(entries);
+    for (std::size_t e = 0; e < n; ++e) {
+      const keyed_entry<V> x = make(e);
+      tmp[e] = x;
+      ++count[top_of(x) + 1];
+    }
   }
   prefix_sum(count);
   scatter_pass(tmp, entries, top_of, count);
@@ -301,8 +311,7 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
     return key;
   };
   scratch<keyed_entry<V>> entries(n_in);
-  for (std::size_t e = 0; e < n_in; ++e) entries[e] = {key_of(e), list.value(e)};
-  sort_keyed(entries, base.extents[0], shift);
+  sort_keyed(entries, base.extents[0], shift, [&](std::size_t e) { return keyed_entry<V>{key_of(e), list.value(e)}; });
 
   // One pass: combine duplicates (runs of equal keys, in input order),
   // decode level coordinates (level 0 from the high bits, the last level is
@@ -708,8 +717,15 @@ template <format_type F, class V, index_type I>
   }(std::make_index_sequence<L>{});
 
   // Values: one slot per position of the last level, zero where padded.
-  std::vector<V> values(static_cast<std::size_t>(parent_size), V{});
-  for (std::size_t s = 0; s < n; ++s) values[static_cast<std::size_t>(parent_pos[s])] = sorted.vals[s];
+  std::vector<V> values;
+  bool identity = static_cast<std::size_t>(parent_size) == n;  // no padding, positions in entry order
+  for (std::size_t s = 0; s < n && identity; ++s) identity = static_cast<std::size_t>(parent_pos[s]) == s;
+  if (identity) {
+    values = std::move(sorted.vals);
+  } else {
+    values.assign(static_cast<std::size_t>(parent_size), V{});
+    for (std::size_t s = 0; s < n; ++s) values[static_cast<std::size_t>(parent_pos[s])] = sorted.vals[s];
+  }
   std::array<I, N> dims{};
   for (std::size_t d = 0; d < N; ++d) dims[d] = list.dims()[d];
   return T(dims, detail::unwrap_levels<LT>(opt_levels, std::make_index_sequence<L>{}), std::move(values));

@@ -23,6 +23,7 @@
 #include "error.hpp"
 #include "format.hpp"
 #include "level_concepts.hpp"
+#include "notation.hpp"
 
 namespace tensorlev {
 
@@ -32,6 +33,15 @@ struct all_levels;
 template <class... L>
 struct all_levels<std::tuple<L...>> {
   static constexpr bool value = (level<L> && ...);
+};
+template <class Tuple>
+struct all_full_locatable;
+template <class... L>
+struct all_full_locatable<std::tuple<L...>> {
+  static constexpr bool value =
+      ((full_level<L> && insertable_level<L> && always_found_level<L> &&
+        std::constructible_from<L, const level_shape<typename L::index_type>&>) &&
+       ...);
 };
 }  // namespace detail
 
@@ -57,6 +67,18 @@ class tensor {
       : dims_(dims), levels_(std::move(lv)), values_(std::move(values)) {
     relink();
   }
+  /// A tensor of the given dimensions with every component zero, for
+  /// formats whose levels are all full and locatable (dense): the output
+  /// of a generated kernel, e.g. `tensor<double, dense_vector> y({n});`.
+  explicit tensor(std::array<I, order> dims)
+    requires(detail::all_full_locatable<level_tuple>::value)
+      : dims_(dims), levels_(make_full_levels(dims, std::make_index_sequence<num_levels>{})) {
+    I size = 1;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((size = std::get<K>(levels_).size(size)), ...);
+    }(std::make_index_sequence<num_levels>{});
+    values_.assign(static_cast<std::size_t>(size), V{});
+  }
   tensor(const tensor& o) : dims_(o.dims_), levels_(o.levels_), values_(o.values_) { relink(); }
   tensor(tensor&& o) noexcept : dims_(o.dims_), levels_(std::move(o.levels_)), values_(std::move(o.values_)) {
     relink();
@@ -80,6 +102,21 @@ class tensor {
     return *this;
   }
   ~tensor() = default;
+
+  /// `t(i, j, ...)`: the tensor in index notation (notation.hpp). The
+  /// statement runs when an expression is assigned to such an access.
+  template <index_variable... X>
+  [[nodiscard]] access<tensor, std::remove_cvref_t<X>::name...> operator()(X...) noexcept {
+    static_assert(sizeof...(X) == order,
+                  "tensorlev: a tensor must be accessed with exactly one index variable per dimension");
+    return access<tensor, std::remove_cvref_t<X>::name...>(this);
+  }
+  template <index_variable... X>
+  [[nodiscard]] access<const tensor, std::remove_cvref_t<X>::name...> operator()(X...) const noexcept {
+    static_assert(sizeof...(X) == order,
+                  "tensorlev: a tensor must be accessed with exactly one index variable per dimension");
+    return access<const tensor, std::remove_cvref_t<X>::name...>(this);
+  }
 
   [[nodiscard]] const std::array<I, order>& dims() const noexcept { return dims_; }
   [[nodiscard]] I dimension(std::size_t d) const noexcept { return dims_[d]; }
@@ -121,6 +158,11 @@ class tensor {
       return std::get<K - U>(levels_);
     };
     if constexpr (requires { l.link(up); }) l.link(up);
+  }
+
+  template <std::size_t... K>
+  static level_tuple make_full_levels(const std::array<I, order>& dims, std::index_sequence<K...>) {
+    return level_tuple(std::tuple_element_t<K, level_tuple>(level_shape<I>{dims[F::maps[K].dim], 0, 0, {}})...);
   }
 
   std::array<I, order> dims_;

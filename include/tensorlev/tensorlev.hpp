@@ -3,6 +3,7 @@
 /// Everything single-node: levels, formats, tensors, packing, printing and
 /// file IO. MPI lives in tensorlev/dist/ and is never included from here.
 
+#include "codegen.hpp"
 #include "coordinate_list.hpp"
 #include "error.hpp"
 #include "format.hpp"

@@ -1,0 +1,879 @@
+#pragma once
+/// @file codegen/kernel.hpp
+/// The generated kernel: template recursion over the loop order, following
+/// the constexpr plans of plan.hpp. Every decision (which levels to merge,
+/// which to locate, lattice cases, deduplication) is made at compile time;
+/// the code left is the loop nest for the operands' formats, written with
+/// level functions only (pos_bounds/pos_access, coord_bounds/coord_access,
+/// locate), which inline to the arrays a careful person would index.
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../error.hpp"
+#include "../pack.hpp"
+#include "describe.hpp"
+#include "plan.hpp"
+
+namespace tensorlev {
+
+namespace cg {
+
+// ---- compile errors with readable messages -----------------------------------
+
+template <plan_error E, int Operand>
+constexpr bool check_plan() {
+  static_assert(E != plan_error::no_concordant_order,
+                "tensorlev: no loop order visits every operand's levels outermost first (no concordant order); "
+                "the operand named in this instantiation (Operand, counted from 1 on the right-hand side) is stored "
+                "in an order that conflicts with the others: store it transposed (e.g. CSC instead of CSR) or "
+                "give a loop_order");
+  static_assert(E != plan_error::bad_explicit_order,
+                "tensorlev: the loop_order must name every index variable of the statement exactly once");
+  static_assert(E != plan_error::order_not_concordant,
+                "tensorlev: the given loop_order visits the levels of an operand out of storage order (operand "
+                "counted from 1 on the right-hand side); reorder the loops or store the operand transposed");
+  static_assert(E != plan_error::unordered_merge,
+                "tensorlev: an unordered level (e.g. hashed) would have to be co-iterated with other levels; "
+                "convert that operand to an ordered format, or make the other operands locatable (dense)");
+  static_assert(E != plan_error::segment_needs_compact,
+                "tensorlev: a non-unique level must be deduplicated here, but the level below it does not store "
+                "its children contiguously");
+  static_assert(E != plan_error::coord_merge_unsupported,
+                "tensorlev: a coordinate-iterated level that may not hold every coordinate cannot be co-iterated");
+  static_assert(E != plan_error::too_many_points, "tensorlev: the expression's merge lattice is too large");
+  static_assert(E != plan_error::repeated_variable,
+                "tensorlev: an access uses the same index variable twice (e.g. A(i,i)); this is not supported");
+  return true;
+}
+
+template <class T>
+using operand_of = typename access_parts<T>::operand;
+
+// Pre-order list of the expression's operand pointers.
+template <class E>
+auto collect_operands(const E& e) {
+  using NT = node_traits<E>;
+  if constexpr (NT::kind == node_kind::access)
+    return std::make_tuple(e.operand());
+  else if constexpr (NT::kind == node_kind::constant)
+    return std::tuple<>();
+  else if constexpr (NT::kind == node_kind::neg)
+    return collect_operands(e.e);
+  else
+    return std::tuple_cat(collect_operands(e.l), collect_operands(e.r));
+}
+
+template <class Tuple>
+struct first_index_type;
+template <>
+struct first_index_type<std::tuple<>> {
+  using type = std::int32_t;
+};
+template <class T, class... R>
+struct first_index_type<std::tuple<T, R...>> {
+  using O = operand_traits<std::remove_pointer_t<T>>;
+  using type = std::conditional_t<std::is_void_v<typename O::index_type>,
+                                  typename first_index_type<std::tuple<R...>>::type, typename O::index_type>;
+};
+
+// access<T, V...> -> access<const T, V...> on another tensor.
+template <class A>
+struct rebind_access;
+template <class T, char... V>
+struct rebind_access<access<T, V...>> {
+  static access<const std::remove_const_t<T>, V...> make(const std::remove_const_t<T>* t) {
+    return access<const std::remove_const_t<T>, V...>(t);
+  }
+};
+
+template <class Out, class E, bool Accumulate, char... Order>
+struct kernel {
+  static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
+  static constexpr order_plan O = make_order(D);
+  static_assert(check_plan<O.error, O.error_acc>());
+
+  using ptrs = decltype(std::tuple_cat(std::make_tuple(std::declval<Out>().operand()),
+                                       collect_operands(std::declval<const E&>())));
+  static constexpr std::size_t NA = std::tuple_size_v<ptrs>;
+  template <std::size_t A>
+  using op_t = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, ptrs>>>;
+  using V = typename operand_traits<op_t<0>>::value_type;
+  using I = typename first_index_type<ptrs>::type;
+  static_assert([]<std::size_t... A>(std::index_sequence<A...>) {
+    return ((std::is_void_v<typename operand_traits<op_t<A>>::index_type> ||
+             std::is_same_v<typename operand_traits<op_t<A>>::index_type, I>) &&
+            ...);
+  }(std::make_index_sequence<NA>{}),
+                "tensorlev: every tensor in a statement must use the same index type");
+  static_assert([]<std::size_t... A>(std::index_sequence<A...>) {
+    return (operand_traits<op_t<A>>::mode_maps_only && ...);
+  }(std::make_index_sequence<NA>{}),
+                "tensorlev: formats with derived level maps (DIA, ELL, BCSR, CSB) are not supported by the code "
+                "generator yet; convert the operand to CSR, COO or another mode-mapped format");
+  static constexpr std::size_t ML = [] {
+    std::size_t m = 1;
+    for (std::size_t a = 0; a < D.nacc; ++a) m = D.acc[a].nlev > m ? D.acc[a].nlev : m;
+    return m;
+  }();
+
+  static constexpr bool appending = O.out == out_kind::append || O.out == out_kind::workspace;
+  template <class T>
+  struct levels_of {
+    using type = int;
+  };
+  template <class T>
+    requires requires { typename T::level_tuple; }
+  struct levels_of<T> {
+    using type = typename T::level_tuple;
+  };
+  using out_levels_t = typename levels_of<op_t<0>>::type;
+
+  struct state {
+    ptrs ops;
+    const E* expr;
+    I pos[NA][ML + 1];  // pos[a][k + 1]: position of access a at level k; pos[a][0] = 0 (root)
+    I hi[NA][ML + 1];   // end of the position segment (pos + 1 unless deduplicated)
+    I crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors)
+    I extent[max_vars];
+    I var_val[max_vars];  // current value of each bound index variable
+    coordinate_list<V, I>* sink;  // stream outputs
+    // append and workspace outputs: the levels and values being built
+    out_levels_t* out_levels;
+    std::vector<V>* out_vals;
+    I out_cnt;
+    V* ws;                     // workspace: dense row over the last output variable
+    unsigned char* mark;       // which workspace entries hold a coordinate
+    std::vector<I>* touched;   // those coordinates, in the order first reached
+  };
+
+  static constexpr std::size_t var_index(char v) {
+    for (std::size_t x = 0; x < D.nvars; ++x)
+      if (D.vars[x] == v) return x;
+    return 0;
+  }
+
+  template <std::size_t A, std::size_t K>
+  static const auto& level_of(const state& st) {
+    if constexpr (A == 0 && appending)
+      return std::get<K>(*st.out_levels);
+    else
+      return std::get<K>(std::get<A>(st.ops)->levels());
+  }
+
+  static constexpr std::size_t out_last_level = D.acc[0].nlev > 0 ? D.acc[0].nlev - 1 : 0;
+
+  // The last output variable's coordinate gets its value: appended in
+  // order, or accumulated into the workspace.
+  static void emit_appended(state& st, const V& value) {
+    const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
+    if constexpr (O.out == out_kind::append) {
+      std::get<out_last_level>(*st.out_levels).append_coord(st.out_cnt, c);
+      st.out_vals->push_back(value);
+      ++st.out_cnt;
+    } else {
+      const auto x = static_cast<std::size_t>(c);
+      if (!st.mark[x]) {
+        st.mark[x] = 1;
+        st.touched->push_back(c);
+        st.ws[x] = value;
+      } else {
+        st.ws[x] += value;
+      }
+    }
+  }
+
+  // Appends the workspace's coordinates in order under the dense prefix's
+  // current position, and clears it.
+  static void flush_workspace(state& st) {
+    auto& lvl = std::get<out_last_level>(*st.out_levels);
+    const I begin = st.out_cnt;
+    std::sort(st.touched->begin(), st.touched->end());
+    for (const I c : *st.touched) {
+      const auto x = static_cast<std::size_t>(c);
+      lvl.append_coord(st.out_cnt, c);
+      st.out_vals->push_back(st.ws[x]);
+      st.ws[x] = V{};
+      st.mark[x] = 0;
+      ++st.out_cnt;
+    }
+    st.touched->clear();
+    if (st.out_cnt != begin) lvl.append_edges(st.pos[0][out_last_level], begin, st.out_cnt);
+  }
+
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr bool appends_here() {
+    if constexpr (O.out != out_kind::append) {
+      return false;
+    } else {
+      constexpr const loop_plan& P = plan<Dp, Abs>;
+      return P.out_iter >= 0 && P.it[P.out_iter].appended;
+    }
+  }
+
+  // ---- expression evaluation (innermost body) --------------------------------
+
+  template <class X, int Node, int Acc, mask_t Abs>
+  static V eval(const X& x, const state& st) {
+    using NT = node_traits<X>;
+    if constexpr (NT::kind == node_kind::access) {
+      using T = op_t<Acc>;
+      if constexpr (detail::is_scalar_v<T>) {
+        return static_cast<V>(std::get<Acc>(st.ops)->value());
+      } else {
+        constexpr std::size_t L = T::num_levels;
+        const auto vals = std::get<Acc>(st.ops)->values();
+        const I p = st.pos[Acc][L];
+        if constexpr (!D.acc[Acc].lev[L - 1].unique) {
+          V sum = static_cast<V>(vals[static_cast<std::size_t>(p)]);
+          for (I q = p + 1; q < st.hi[Acc][L]; ++q) sum += static_cast<V>(vals[static_cast<std::size_t>(q)]);
+          return sum;
+        } else {
+          return static_cast<V>(vals[static_cast<std::size_t>(p)]);
+        }
+      }
+    } else if constexpr (NT::kind == node_kind::constant) {
+      return static_cast<V>(x.v);
+    } else if constexpr (NT::kind == node_kind::neg) {
+      return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st);
+    } else {
+      using L = typename NT::left;
+      using R = typename NT::right;
+      constexpr int NL = Node + 1;
+      constexpr int NR = Node + 1 + static_cast<int>(expr_info<L>::nodes);
+      constexpr int AR = Acc + static_cast<int>(expr_info<L>::accesses);
+      constexpr bool lz = !nonzero(D, NL, Abs), rz = !nonzero(D, NR, Abs);
+      if constexpr (NT::kind == node_kind::mul) {
+        return eval<L, NL, Acc, Abs>(x.l, st) * eval<R, NR, AR, Abs>(x.r, st);
+      } else if constexpr (NT::kind == node_kind::add) {
+        if constexpr (lz)
+          return eval<R, NR, AR, Abs>(x.r, st);
+        else if constexpr (rz)
+          return eval<L, NL, Acc, Abs>(x.l, st);
+        else
+          return eval<L, NL, Acc, Abs>(x.l, st) + eval<R, NR, AR, Abs>(x.r, st);
+      } else {
+        if constexpr (lz)
+          return -eval<R, NR, AR, Abs>(x.r, st);
+        else if constexpr (rz)
+          return eval<L, NL, Acc, Abs>(x.l, st);
+        else
+          return eval<L, NL, Acc, Abs>(x.l, st) - eval<R, NR, AR, Abs>(x.r, st);
+      }
+    }
+  }
+
+  template <mask_t Abs>
+  static V eval_root(const state& st) {
+    return eval<E, 0, 1, Abs>(*st.expr, st);
+  }
+
+  // ---- loops ----------------------------------------------------------------
+
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
+
+  template <std::size_t Dp, mask_t Abs>
+  static void loop(state& st, V& tgt) {
+    if constexpr (Dp == O.n) {
+      if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st);
+    } else {
+      static constexpr const loop_plan& P = plan<Dp, Abs>;
+      static_assert(check_plan<P.error, P.error_acc>());
+      if constexpr (!P.zero) {
+        constexpr std::size_t NM = P.nm;
+        [[maybe_unused]] const I begin = st.out_cnt;
+        std::array<I, NM> cur{}, end{};
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+          (init_slot<Dp, Abs, S>(st, cur[S], end[S]), ...);
+        }(std::make_index_sequence<NM>{});
+        [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
+          (point<Dp, Abs, Pt>(st, tgt, cur, end), ...);
+        }(std::make_index_sequence<P.np>{});
+        if constexpr (appends_here<Dp, Abs>()) {
+          if (st.out_cnt != begin)
+            std::get<out_last_level>(*st.out_levels).append_edges(st.pos[0][out_last_level], begin, st.out_cnt);
+        }
+      }
+    }
+  }
+
+  template <std::size_t A, std::size_t K>
+  static ancestors<I> anc(const state& st) {
+    return ancestors<I>(st.crd[A], K);
+  }
+
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  static void init_slot(const state& st, I& cur, I& end) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    if constexpr (P.merged[S] < 0) {
+      cur = I(0);
+      end = st.extent[var_index(P.var)];
+    } else {
+      constexpr iter_desc it = P.it[P.merged[S]];
+      constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+      const auto& lvl = level_of<A, K>(st);
+      if constexpr (it.coord) {
+        const bounds<I> b = lvl.coord_bounds(anc<A, K>(st));
+        cur = b.begin, end = b.end;
+      } else if constexpr (K > 0 && !D.acc[A].lev[K - 1].unique) {
+        // The parent may be a segment of positions with equal coordinates.
+        cur = lvl.pos_bounds(st.pos[A][K]).begin;
+        end = lvl.pos_bounds(st.hi[A][K] - 1).end;
+      } else {
+        const bounds<I> b = lvl.pos_bounds(st.pos[A][K]);
+        cur = b.begin, end = b.end;
+      }
+    }
+  }
+
+  // Coordinate of merged slot S at its current position; false when the
+  // position holds no coordinate.
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  static bool slot_coord(const state& st, I cur, I& c) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    if constexpr (P.merged[S] < 0) {
+      c = cur;
+      return true;
+    } else {
+      constexpr iter_desc it = P.it[P.merged[S]];
+      constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+      if constexpr (it.coord) {
+        c = cur;
+        return true;
+      } else {
+        const coordinate<I> r = level_of<A, K>(st).pos_access(cur, anc<A, K>(st));
+        c = r.coord;
+        if constexpr (it.may_miss)
+          return r.found;
+        else
+          return true;
+      }
+    }
+  }
+
+  // End of the run of positions holding coordinate i, starting at cur.
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  static I segment_end(const state& st, I cur, I end, I i) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    constexpr iter_desc it = P.it[P.merged[S]];
+    constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+    const auto& lvl = level_of<A, K>(st);
+    I q = cur + 1;
+    while (q < end && lvl.pos_access(q, anc<A, K>(st)).coord == i) ++q;
+    return q;
+  }
+
+  static constexpr bool subset(std::uint32_t q, std::uint32_t p) { return (q & ~p) == 0; }
+
+  template <std::size_t Dp, mask_t Abs, std::size_t Pt, std::size_t NM>
+  static void point(state& st, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    constexpr std::uint32_t Pm = P.pts[Pt];
+    constexpr bool single = popcount32(Pm) == 1;
+    if constexpr (single) {
+      constexpr std::size_t S = static_cast<std::size_t>(std::countr_zero(Pm));
+      constexpr bool seg = P.merged[S] >= 0 && P.it[P.merged[S]].segment;
+      for (; cur[S] < end[S];) {
+        I i;
+        if (!slot_coord<Dp, Abs, S>(st, cur[S], i)) {
+          ++cur[S];
+          continue;
+        }
+        std::array<I, NM> se{};
+        if constexpr (seg) se[S] = segment_end<Dp, Abs, S>(st, cur[S], end[S], i);
+        body<Dp, Abs, Pm>(st, tgt, i, cur, se);
+        if constexpr (seg)
+          cur[S] = se[S];
+        else
+          ++cur[S];
+      }
+    } else {
+      while ([&]<std::size_t... S>(std::index_sequence<S...>) {
+        return ((!((Pm >> S) & 1U) || cur[S] < end[S]) && ...);
+      }(std::make_index_sequence<NM>{})) {
+        std::array<I, NM> c{};
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+          ((((Pm >> S) & 1U) ? (void)slot_coord<Dp, Abs, S>(st, cur[S], c[S]) : (void)0), ...);
+        }(std::make_index_sequence<NM>{});
+        I i = c[static_cast<std::size_t>(std::countr_zero(Pm))];
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+          ((((Pm >> S) & 1U) && c[S] < i ? (void)(i = c[S]) : (void)0), ...);
+        }(std::make_index_sequence<NM>{});
+        std::array<I, NM> se{};
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+          (
+              [&] {
+                if constexpr (((Pm >> S) & 1U) && P.merged[S] >= 0 && P.it[P.merged[S]].segment) {
+                  if (c[S] == i) se[S] = segment_end<Dp, Abs, S>(st, cur[S], end[S], i);
+                }
+              }(),
+              ...);
+        }(std::make_index_sequence<NM>{});
+        // The first lattice point below Pm whose iterators all sit at i.
+        [&]<std::size_t... Q>(std::index_sequence<Q...>) {
+          bool done = false;
+          (
+              [&] {
+                constexpr std::uint32_t Qm = P.pts[Q];
+                if constexpr (subset(Qm, Pm)) {
+                  if (done) return;
+                  const bool match = [&]<std::size_t... S>(std::index_sequence<S...>) {
+                    return ((!((Qm >> S) & 1U) || c[S] == i) && ...);
+                  }(std::make_index_sequence<NM>{});
+                  if (match) {
+                    done = true;
+                    body<Dp, Abs, Qm>(st, tgt, i, cur, se);
+                  }
+                }
+              }(),
+              ...);
+        }(std::make_index_sequence<P.np>{});
+        [&]<std::size_t... S>(std::index_sequence<S...>) {
+          (
+              [&] {
+                if constexpr ((Pm >> S) & 1U) {
+                  if (c[S] == i) {
+                    if constexpr (P.merged[S] >= 0 && P.it[P.merged[S]].segment)
+                      cur[S] = se[S];
+                    else
+                      ++cur[S];
+                  }
+                }
+              }(),
+              ...);
+        }(std::make_index_sequence<NM>{});
+      }
+    }
+  }
+
+  // The body of one lattice case: bind the variable, position every
+  // iterator, then recurse into the next loop.
+  template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t NM>
+  static void body(state& st, V& tgt, I i, const std::array<I, NM>& cur, const std::array<I, NM>& se) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    st.var_val[var_index(P.var)] = i;
+    [&]<std::size_t... It>(std::index_sequence<It...>) {
+      (
+          [&] {
+            if constexpr (!P.it[It].chain) st.crd[P.it[It].acc][P.it[It].lev] = i;
+          }(),
+          ...);
+    }(std::make_index_sequence<P.nit>{});
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+      (
+          [&] {
+            if constexpr (((Qm >> S) & 1U) && P.merged[S] >= 0) {
+              constexpr iter_desc it = P.it[P.merged[S]];
+              constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+              if constexpr (it.coord) {
+                const located<I> r = level_of<A, K>(st).coord_access(st.pos[A][K], anc<A, K>(st), i);
+                st.pos[A][K + 1] = r.pos;
+                st.hi[A][K + 1] = r.pos + 1;
+              } else {
+                st.pos[A][K + 1] = cur[S];
+                st.hi[A][K + 1] = it.segment ? se[S] : cur[S] + 1;
+              }
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<NM>{});
+    // Locate into levels that never miss; then branch on the others.
+    [&]<std::size_t... It>(std::index_sequence<It...>) {
+      (
+          [&] {
+            constexpr iter_desc it = P.it[It];
+            if constexpr (it.located && !it.may_miss) {
+              constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+              if constexpr (it.chain) {
+                (void)locate_chain<A>(st);
+              } else {
+                const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), i);
+                st.pos[A][K + 1] = r.pos;
+                st.hi[A][K + 1] = r.pos + 1;
+              }
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<P.nit>{});
+    with_found<Dp, Abs, Qm, 0, 0>(st, tgt, i);
+  }
+
+  // Positions a random-access operand by locating through all its levels
+  // with the current values of their variables; false if any is missing.
+  template <std::size_t A>
+  static bool locate_chain(state& st) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      bool found = true;
+      (
+          [&] {
+            if (!found) return;
+            st.crd[A][K] = st.var_val[var_index(D.acc[A].lev[K].var)];
+            const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), st.crd[A][K]);
+            st.pos[A][K + 1] = r.pos;
+            st.hi[A][K + 1] = r.pos + 1;
+            found = r.found;
+          }(),
+          ...);
+      return found;
+    }(std::make_index_sequence<D.acc[A].nlev>{});
+  }
+
+  template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t It, std::uint32_t Found>
+  static void with_found(state& st, V& tgt, I i) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    if constexpr (It == P.nit) {
+      inner<Dp, case_absent(P, Abs, Qm, Found)>(st, tgt);
+    } else if constexpr (P.it[It].located && P.it[It].may_miss) {
+      constexpr std::size_t A = static_cast<std::size_t>(P.it[It].acc), K = static_cast<std::size_t>(P.it[It].lev);
+      bool found;
+      if constexpr (P.it[It].chain) {
+        found = locate_chain<A>(st);
+      } else {
+        const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), i);
+        st.pos[A][K + 1] = r.pos;
+        st.hi[A][K + 1] = r.pos + 1;
+        found = r.found;
+      }
+      if (found) {
+        with_found<Dp, Abs, Qm, It + 1, Found | (std::uint32_t{1} << It)>(st, tgt, i);
+      } else {
+        with_found<Dp, Abs, Qm, It + 1, Found>(st, tgt, i);
+      }
+    } else {
+      with_found<Dp, Abs, Qm, It + 1, Found>(st, tgt, i);
+    }
+  }
+
+  template <std::size_t Dp, mask_t Abs>
+  static void inner(state& st, V& tgt) {
+    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    if constexpr (nonzero(D, D.root, Abs)) {
+      if constexpr (P.out_done && appending) {
+        // The last output level's coordinate is bound: sum the remaining
+        // (reduction) loops into a local, then append or accumulate it.
+        V acc{};
+        if constexpr (Dp + 1 == O.n)
+          acc = eval_root<Abs>(st);
+        else
+          loop<Dp + 1, Abs>(st, acc);
+        emit_appended(st, acc);
+      } else if constexpr (P.out_done && O.out == out_kind::stream) {
+        // Every output variable is bound: sum the remaining (reduction)
+        // loops into a local and emit one (coordinates, value) pair.
+        V acc{};
+        if constexpr (Dp + 1 == O.n)
+          acc = eval_root<Abs>(st);
+        else
+          loop<Dp + 1, Abs>(st, acc);
+        std::array<I, D.acc[0].order> x;
+        for (std::size_t d = 0; d < D.acc[0].order; ++d) x[d] = st.var_val[var_index(D.acc[0].vars[d])];
+        st.sink->push_back(std::span<const I>(x), acc);
+      } else if constexpr (P.out_done) {
+        // The output's last level is bound: its value slot is known. Sum
+        // the remaining (reduction) loops into a local.
+        constexpr std::size_t L = op_t<0>::num_levels;
+        V& slot = std::get<0>(st.ops)->values()[static_cast<std::size_t>(st.pos[0][L])];
+        if constexpr (Dp + 1 == O.n) {
+          slot += eval_root<Abs>(st);
+        } else {
+          V acc{};
+          loop<Dp + 1, Abs>(st, acc);
+          slot += acc;
+        }
+      } else {
+        loop<Dp + 1, Abs>(st, tgt);
+        if constexpr (O.out == out_kind::workspace && static_cast<int>(Dp) == O.ws_open) flush_workspace(st);
+      }
+    }
+  }
+
+  // ---- entry ------------------------------------------------------------------
+
+  static void check_dims(const state& st, I* extent) {
+    bool seen[max_vars]{};
+    std::size_t from_acc[max_vars]{}, from_dim[max_vars]{};
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      (
+          [&] {
+            if constexpr (!detail::is_scalar_v<op_t<A>>) {
+              const auto& dims = std::get<A>(st.ops)->dims();
+              for (std::size_t x = 0; x < D.acc[A].order; ++x) {
+                const std::size_t v = var_index(D.acc[A].vars[x]);
+                if (!seen[v]) {
+                  seen[v] = true, extent[v] = dims[x], from_acc[v] = A, from_dim[v] = x;
+                } else if (extent[v] != dims[x]) {
+                  auto name = [](std::size_t a) {
+                    return a == 0 ? std::string("the output") : "operand " + std::to_string(a);
+                  };
+                  throw shape_error("index variable '" + std::string(1, D.acc[A].vars[x]) + "': " + name(A) +
+                                    " has extent " + std::to_string(dims[x]) + " in dimension " + std::to_string(x) +
+                                    " but " + name(from_acc[v]) + " has extent " + std::to_string(extent[v]) +
+                                    " in dimension " + std::to_string(from_dim[v]));
+                }
+              }
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<NA>{});
+  }
+
+  static void run(const Out& out, const E& e) {
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, {}, {}, nullptr, nullptr, nullptr, I(0), nullptr, nullptr, nullptr};
+    check_dims(st, st.extent);
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      (
+          [&] {
+            if constexpr (A > 0 && std::is_same_v<op_t<A>, op_t<0>>) {
+              if (static_cast<const void*>(std::get<A>(st.ops)) == static_cast<const void*>(std::get<0>(st.ops)))
+                throw error("tensorlev: the output of a statement also appears on its right-hand side (operand " +
+                            std::to_string(A) + "); compute into a separate tensor");
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<NA>{});
+    for (std::size_t a = 0; a < NA; ++a) st.pos[a][0] = I(0), st.hi[a][0] = I(1);
+    auto* o = std::get<0>(st.ops);
+    if constexpr (detail::is_scalar_v<op_t<0>>) {
+      if constexpr (!Accumulate) o->value() = V{};
+      V acc{};
+      loop<0, 0>(st, acc);
+      o->value() += acc;
+    } else if constexpr (appending && Accumulate) {
+      // out += e on a sparse output is out = old + e.
+      using T = op_t<0>;
+      const T old = *o;
+      using old_access = decltype(rebind_access<Out>::make(&old));
+      kernel<Out, add_expr<old_access, E>, false, Order...>::run(
+          out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e});
+    } else if constexpr (appending) {
+      using T = op_t<0>;
+      using F = typename T::format_type;
+      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return out_levels_t(std::tuple_element_t<K, out_levels_t>(level_shape<I>{o->dims()[F::maps[K].dim], 0, 0, {}})...);
+      }(std::make_index_sequence<T::num_levels>{});
+      I parent_size = 1;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((parent_size = std::get<K>(lv).size(parent_size)), ...);
+      }(std::make_index_sequence<out_last_level>{});
+      std::get<out_last_level>(lv).append_init(parent_size, I(0));
+      std::vector<V> vals;
+      st.out_levels = &lv;
+      st.out_vals = &vals;
+      std::vector<V> ws;
+      std::vector<unsigned char> mark;
+      std::vector<I> touched;
+      if constexpr (O.out == out_kind::workspace) {
+        const auto n = static_cast<std::size_t>(st.extent[var_index(D.acc[0].lev[out_last_level].var)]);
+        ws.resize(n);
+        mark.resize(n);
+        st.ws = ws.data();
+        st.mark = mark.data();
+        st.touched = &touched;
+      }
+      V unused{};
+      loop<0, 0>(st, unused);
+      if constexpr (O.out == out_kind::workspace && O.ws_open < 0) flush_workspace(st);
+      std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
+      *o = T(o->dims(), std::move(lv), std::move(vals));
+    } else if constexpr (O.out == out_kind::stream) {
+      using T = op_t<0>;
+      coordinate_list<V, I> sink(std::vector<I>(o->dims().begin(), o->dims().end()));
+      if constexpr (Accumulate) sink = to_coordinate_list(*o);
+      st.sink = &sink;
+      V unused{};
+      loop<0, 0>(st, unused);
+      *o = pack<typename T::format_type>(sink, duplicates::sum);
+    } else {
+      if constexpr (!Accumulate)
+        for (auto& v : o->values()) v = V{};
+      V unused{};
+      loop<0, 0>(st, unused);
+    }
+  }
+};
+
+// ---- statements: split top-level terms whose reductions differ ---------------
+//
+// Einstein summation: a reduction variable is summed over the terms that
+// use it. `A(i,j) = B(i,j) + C(i,k) * D(k,j)` sums k over C*D only, so the
+// runner splits top-level terms into groups with equal reduction variables
+// and runs one fused loop nest per group (the first assigns, the others
+// accumulate). Statements whose terms agree run as one loop nest.
+
+template <class E>
+auto top_terms(const E& e) {
+  using NT = node_traits<E>;
+  if constexpr (NT::kind == node_kind::add) {
+    return std::tuple_cat(top_terms(e.l), top_terms(e.r));
+  } else if constexpr (NT::kind == node_kind::sub) {
+    return std::tuple_cat(top_terms(e.l), std::apply([](const auto&... t) { return std::make_tuple(neg_expr<std::remove_cvref_t<decltype(t)>>{t}...); }, top_terms(e.r)));
+  } else {
+    return std::make_tuple(e);
+  }
+}
+
+template <class Out, class T>
+constexpr std::uint32_t reduction_key() {
+  constexpr stmt_desc d = describe<Out, T, false>();
+  // Variables of the term that the output does not have, as characters.
+  std::uint32_t key = 0;
+  const std::uint32_t red = vars_under(d, d.root) & ~output_vars(d);
+  for (std::size_t v = 0; v < d.nvars; ++v)
+    if ((red >> v) & 1U) key |= std::uint32_t{1} << (static_cast<unsigned char>(d.vars[v]) % 32);
+  return key;
+}
+
+template <class Terms, std::size_t... X>
+auto sum_terms(const Terms& ts) {
+  auto fold = [&](auto self, auto first, auto... rest) {
+    if constexpr (sizeof...(rest) == 0)
+      return first;
+    else
+      return add_expr<decltype(first), decltype(self(self, rest...))>{first, self(self, rest...)};
+  };
+  return fold(fold, std::get<X>(ts)...);
+}
+
+// Top-level terms grouped by their reduction variables, in order of first
+// appearance.
+template <class Out, class Terms>
+struct term_groups {
+  static constexpr std::size_t NT = std::tuple_size_v<Terms>;
+  static constexpr auto keys = []<std::size_t... X>(std::index_sequence<X...>) {
+    return std::array<std::uint32_t, NT>{reduction_key<Out, std::tuple_element_t<X, Terms>>()...};
+  }(std::make_index_sequence<NT>{});
+  static constexpr bool uniform = [] {
+    for (auto k : keys)
+      if (k != keys[0]) return false;
+    return true;
+  }();
+  static constexpr std::array<std::uint32_t, NT> distinct_keys = [] {
+    std::array<std::uint32_t, NT> out{};
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < NT; ++t) {
+      bool seen = false;
+      for (std::size_t u = 0; u < n; ++u) seen = seen || out[u] == keys[t];
+      if (!seen) out[n++] = keys[t];
+    }
+    return out;
+  }();
+  static constexpr std::size_t ngroups = [] {
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < NT; ++t) {
+      bool seen = false;
+      for (std::size_t u = 0; u < t; ++u) seen = seen || keys[u] == keys[t];
+      n += !seen;
+    }
+    return n;
+  }();
+  template <std::size_t G>
+  static constexpr std::size_t count = [] {
+    std::size_t c = 0;
+    for (std::size_t t = 0; t < NT; ++t) c += keys[t] == distinct_keys[G];
+    return c;
+  }();
+  template <std::size_t G>
+  static constexpr std::array<std::size_t, count<G>> members = [] {
+    std::array<std::size_t, count<G>> m{};
+    std::size_t c = 0;
+    for (std::size_t t = 0; t < NT; ++t)
+      if (keys[t] == distinct_keys[G]) m[c++] = t;
+    return m;
+  }();
+};
+
+template <class Groups, std::size_t G, class Out, bool Accumulate, char... Order, class Terms>
+void run_group(const Out& out, const Terms& ts) {
+  const auto group = [&]<std::size_t... M>(std::index_sequence<M...>) {
+    return sum_terms<Terms, Groups::template members<G>[M]...>(ts);
+  }(std::make_index_sequence<Groups::template count<G>>{});
+  kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Order...>::run(out, group);
+}
+
+template <class Out, bool Accumulate, char... Order, class E>
+void run_statement(const Out& out, const E& e) {
+  static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
+  static_assert(reductions_uniform(d, d.root, true),
+                "tensorlev: a reduction variable is used on only one side of a + or - that is nested inside a "
+                "product; sum it separately (split the statement) or distribute the product");
+  if constexpr (sizeof...(Order) > 0) {
+    constexpr bool same_vars = [] {
+      constexpr char order[] = {Order...};
+      if (sizeof...(Order) != d.nvars) return false;
+      for (std::size_t v = 0; v < d.nvars; ++v) {
+        bool found = false;
+        for (char c : order) found = found || c == d.vars[v];
+        if (!found) return false;
+      }
+      return true;
+    }();
+    static_assert(same_vars, "tensorlev: the loop_order must name every index variable of the statement exactly once");
+  }
+  using terms_t = decltype(top_terms(e));
+  using groups = term_groups<Out, terms_t>;
+  if constexpr (groups::uniform) {
+    kernel<Out, E, Accumulate, Order...>::run(out, e);
+  } else {
+    const terms_t ts = top_terms(e);
+    [&]<std::size_t... G>(std::index_sequence<G...>) {
+      (run_group<groups, G, Out, Accumulate || G != 0, Order...>(out, ts), ...);
+    }(std::make_index_sequence<groups::ngroups>{});
+  }
+}
+
+}  // namespace cg
+
+/// An access `t(i, j, ...)`: an operand in an expression, or the left-hand
+/// side of a statement. Assigning an expression runs the generated kernel.
+template <class T, char... Vars>
+class access {
+ public:
+  explicit access(T* t) noexcept : t_(t) {}
+  access(const access&) = default;
+  [[nodiscard]] T* operand() const noexcept { return t_; }
+
+  /// `out(i..) = e`: out is overwritten with e.
+  template <expression E>
+  access& operator=(const E& e) {
+    static_assert(!std::is_const_v<T>, "tensorlev: cannot assign to a const tensor");
+    cg::run_statement<access, false>(*this, e);
+    return *this;
+  }
+  access& operator=(const access& e) { return this->operator= <access>(e); }
+  /// `out(i..) += e`: e is added to out.
+  template <expression E>
+  access& operator+=(const E& e) {
+    static_assert(!std::is_const_v<T>, "tensorlev: cannot assign to a const tensor");
+    cg::run_statement<access, true>(*this, e);
+    return *this;
+  }
+  template <detail::arithmetic_constant C>
+  access& operator=(const C& c) {
+    return *this = const_expr<C>{c};
+  }
+
+ private:
+  T* t_;
+};
+
+/// Runs `out = e` (or `out += e` when Accumulate) with an explicit loop
+/// order: `compute(y(i), A(i,j) * x(j), loop_order<'j', 'i'>{})`.
+template <class Out, expression E, char... Order>
+void compute(const Out& out, const E& e, loop_order<Order...>) {
+  cg::run_statement<Out, false, Order...>(out, e);
+}
+template <class Out, expression E, char... Order>
+void compute_add(const Out& out, const E& e, loop_order<Order...>) {
+  cg::run_statement<Out, true, Order...>(out, e);
+}
+
+}  // namespace tensorlev

@@ -1,0 +1,636 @@
+#pragma once
+/// @file codegen/plan.hpp
+/// Lowering decisions, as constexpr functions of a statement's description
+/// (seed 003, section 4):
+///  - the loop order: a topological order of the iteration graph, so that
+///    every operand's levels are visited outermost first (concordant);
+///  - per loop and per set of operands known to be absent: which levels
+///    are co-iterated (merged) and which are located into, the merge
+///    lattice over the merged ones, and which non-unique levels must be
+///    deduplicated (iterated by segments of equal coordinates).
+/// The same functions drive the kernel (kernel.hpp) and the loop-nest
+/// printer (print.hpp), so what is printed is what runs.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "describe.hpp"
+
+namespace tensorlev::cg {
+
+enum class plan_error : int {
+  none = 0,
+  no_concordant_order,     // error_acc: an operand whose level order cannot be honoured
+  bad_explicit_order,      // the explicit order is not a permutation of the statement's variables
+  order_not_concordant,    // error_acc: operand whose levels the explicit order visits out of order
+  unordered_merge,         // error_acc: an unordered level must be co-iterated with others
+  segment_needs_compact,   // error_acc: a non-unique level whose children are not contiguous
+  coord_merge_unsupported, // error_acc: a coordinate-iterated level that may not hold every coordinate
+  too_many_points,
+  repeated_variable,       // error_acc: an access uses one index variable twice
+  output_on_right,         // reserved: checked at run time
+};
+
+using mask_t = std::uint64_t;  // over accesses
+inline constexpr std::size_t max_points = 32;
+
+/// How the output is written.
+enum class out_kind : unsigned char {
+  scalar,   // order 0: one accumulator
+  located,  // every level full and locatable (dense): positions by locate
+  stream,   // any other format: (coordinates, value) pairs in loop order,
+            // assembled by pack (sorting and summing where loops demand it)
+  append,     // dense levels, then one unique ordered appendable level (CSR,
+              // sparse vector): the last level is appended in loop order
+  workspace,  // as append, but reductions run between the dense prefix and
+              // the last level (Gustavson SpGEMM): a dense workspace row
+};
+
+struct order_plan {
+  std::size_t n = 0;
+  char vars[max_vars]{};
+  // Random-access operands: every level locatable, positioned by locating
+  // through all their levels once their last variable is bound, so they
+  // do not constrain the loop order. Used only when no order is concordant
+  // with every operand (e.g. CSR + dense column-major).
+  std::uint64_t ra = 0;
+  out_kind out = out_kind::located;
+  int out_last = -1;  // loop depth binding the output's last variable (-1: scalar output)
+  int ws_open = -1;   // workspace: depth of the loop binding the dense prefix's last variable (-1: none)
+  plan_error error = plan_error::none;
+  int error_acc = -1;
+};
+
+constexpr int var_pos(const order_plan& o, char v) {
+  for (std::size_t x = 0; x < o.n; ++x)
+    if (o.vars[x] == v) return static_cast<int>(x);
+  return -1;
+}
+
+constexpr bool all_locatable(const stmt_desc& d, std::size_t a) {
+  for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+    if (!d.acc[a].lev[k].locatable) return false;
+  return d.acc[a].nlev > 0;
+}
+
+constexpr bool constrains_order(const order_plan& o, std::size_t a) {
+  if (a == 0 && (o.out == out_kind::stream || o.out == out_kind::scalar)) return false;
+  return ((o.ra >> a) & 1U) == 0;
+}
+
+// Kahn's algorithm over the iteration graph, skipping access `skip`'s
+// edges; picks the earliest-appearing available variable first.
+constexpr bool dense_level_desc(const level_desc& l) {
+  return l.full && l.locatable && l.always_found && l.insertable;
+}
+
+// The output's kind before the loop order is known: append is a candidate
+// that make_order may demote to workspace or stream.
+constexpr out_kind output_kind(const stmt_desc& d) {
+  const access_desc& o = d.acc[0];
+  if (o.nlev == 0) return out_kind::scalar;
+  bool dense = true;
+  for (std::size_t k = 0; k < o.nlev; ++k) dense = dense && dense_level_desc(o.lev[k]);
+  if (dense) return out_kind::located;
+  for (std::size_t k = 0; k + 1 < o.nlev; ++k)
+    if (!dense_level_desc(o.lev[k])) return out_kind::stream;
+  const level_desc& last = o.lev[o.nlev - 1];
+  if (last.appendable && last.unique && last.ordered && !last.branchless) return out_kind::append;
+  return out_kind::stream;
+}
+
+constexpr order_plan topo_order(const stmt_desc& d, int skip, std::uint64_t ra, out_kind out) {
+  order_plan o;
+  o.ra = ra;
+  o.out = out;
+  bool placed[max_vars]{};
+  for (std::size_t step = 0; step < d.nvars; ++step) {
+    int pick = -1;
+    for (std::size_t v = 0; v < d.nvars && pick < 0; ++v) {
+      if (placed[v]) continue;
+      bool ready = true;
+      for (std::size_t a = 0; a < d.nacc && ready; ++a) {
+        if (static_cast<int>(a) == skip || !constrains_order(o, a)) continue;
+        for (std::size_t k = 1; k < d.acc[a].nlev && ready; ++k) {
+          if (d.acc[a].lev[k].var != d.vars[v]) continue;
+          // every level above k must bind a placed variable
+          for (std::size_t u = 0; u < k; ++u) {
+            bool up_placed = false;
+            for (std::size_t w = 0; w < d.nvars; ++w)
+              if (d.vars[w] == d.acc[a].lev[u].var && placed[w]) up_placed = true;
+            if (!up_placed) ready = false;
+          }
+        }
+      }
+      if (ready) pick = static_cast<int>(v);
+    }
+    if (pick < 0) {
+      o.error = plan_error::no_concordant_order;
+      return o;
+    }
+    placed[pick] = true;
+    o.vars[o.n++] = d.vars[pick];
+  }
+  return o;
+}
+
+
+constexpr order_plan order_for(const stmt_desc& d, out_kind out) {
+  order_plan o;
+  o.out = out;
+  if (d.norder > 0) {
+    // Keep the statement's variables (a term split off a statement may use
+    // only some of them; the statement as a whole is checked in kernel.hpp).
+    for (std::size_t x = 0; x < d.norder; ++x) {
+      bool used = false;
+      for (std::size_t v = 0; v < d.nvars; ++v) used = used || d.vars[v] == d.order[x];
+      if (used) o.vars[o.n++] = d.order[x];
+    }
+    bool ok = o.n == d.nvars;
+    for (std::size_t v = 0; v < d.nvars && ok; ++v) ok = var_pos(o, d.vars[v]) >= 0;
+    for (std::size_t x = 0; x < o.n && ok; ++x)
+      for (std::size_t y = x + 1; y < o.n; ++y) ok = ok && o.vars[x] != o.vars[y];
+    if (!ok) {
+      o.error = plan_error::bad_explicit_order;
+      return o;
+    }
+    auto concordant = [&](std::size_t a) {
+      for (std::size_t k = 1; k < d.acc[a].nlev; ++k)
+        if (var_pos(o, d.acc[a].lev[k].var) < var_pos(o, d.acc[a].lev[k - 1].var)) return false;
+      return true;
+    };
+    for (std::size_t a = 0; a < d.nacc; ++a)
+      if (constrains_order(o, a) && !concordant(a)) {
+        if (all_locatable(d, a)) {
+          o.ra |= std::uint64_t{1} << a;
+        } else {
+          o.error = plan_error::order_not_concordant;
+          o.error_acc = static_cast<int>(a);
+          return o;
+        }
+      }
+    return o;
+  }
+  o = topo_order(d, -1, 0, out);
+  if (o.error == plan_error::none) return o;
+  std::uint64_t ra = 0;
+  for (std::size_t a = 0; a < d.nacc; ++a)
+    if (all_locatable(d, a)) ra |= std::uint64_t{1} << a;
+  o = topo_order(d, -1, ra, out);
+  if (o.error != plan_error::none) {
+    // Name the operand whose removal would make the graph acyclic.
+    for (std::size_t a = d.nacc; a-- > 1;)
+      if (topo_order(d, static_cast<int>(a), ra, out).error == plan_error::none) {
+        o.error_acc = static_cast<int>(a);
+        break;
+      }
+  }
+  return o;
+}
+
+// Whether the append output of plan o can be assembled in loop order: the
+// loop over the last output variable enumerates coordinates in order, once
+// each (ordered input levels; non-unique ones deduplicated by segments).
+constexpr bool append_feasible(const stmt_desc& d, const order_plan& o) {
+  if ((o.ra & 1U) != 0) return false;  // the output must be visited in storage order
+  const char v = d.acc[0].lev[d.acc[0].nlev - 1].var;
+  for (std::size_t a = 1; a < d.nacc; ++a)
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
+      const level_desc& l = d.acc[a].lev[k];
+      if (l.var != v) continue;
+      if (!l.ordered && !(l.locatable && l.full)) return false;
+      if (!l.unique && k + 1 < d.acc[a].nlev &&
+          !(d.acc[a].lev[k + 1].pos_iter && d.acc[a].lev[k + 1].compact && !d.acc[a].lev[k + 1].coord_iter))
+        return false;
+    }
+  return true;
+}
+
+constexpr order_plan make_order(const stmt_desc& d) {
+  order_plan o;
+  for (std::size_t a = 0; a < d.nacc; ++a)
+    for (std::size_t x = 0; x < d.acc[a].order; ++x)
+      for (std::size_t y = x + 1; y < d.acc[a].order; ++y)
+        if (d.acc[a].vars[x] == d.acc[a].vars[y]) {
+          o.error = plan_error::repeated_variable;
+          o.error_acc = static_cast<int>(a);
+          return o;
+        }
+  const out_kind cand = output_kind(d);
+  o = order_for(d, cand);
+  if (cand == out_kind::append) {
+    bool ok = o.error == plan_error::none && append_feasible(d, o);
+    if (ok) {
+      // Reductions between the dense prefix and the last level: workspace.
+      const access_desc& out = d.acc[0];
+      int prefix = -1;
+      for (std::size_t k = 0; k + 1 < out.nlev; ++k)
+        prefix = var_pos(o, out.lev[k].var) > prefix ? var_pos(o, out.lev[k].var) : prefix;
+      const int last = var_pos(o, out.lev[out.nlev - 1].var);
+      if (last < prefix) ok = false;
+      for (int x = prefix + 1; x < last && ok; ++x) {
+        bool is_out = false;
+        for (std::size_t k = 0; k < out.order; ++k) is_out = is_out || out.vars[k] == o.vars[x];
+        if (!is_out) o.out = out_kind::workspace;
+      }
+      o.ws_open = prefix;
+    }
+    if (!ok) o = order_for(d, out_kind::stream);
+  }
+  for (std::size_t x = 0; x < d.acc[0].order; ++x)
+    o.out_last = var_pos(o, d.acc[0].vars[x]) > o.out_last ? var_pos(o, d.acc[0].vars[x]) : o.out_last;
+  return o;
+}
+
+// Bit mask (over d.vars) of the variables used under node n.
+constexpr std::uint32_t vars_under(const stmt_desc& d, int n) {
+  const node& x = d.nodes[n];
+  std::uint32_t m = 0;
+  if (x.kind == node_kind::access) {
+    for (std::size_t k = 0; k < d.acc[x.acc].order; ++k)
+      for (std::size_t v = 0; v < d.nvars; ++v)
+        if (d.vars[v] == d.acc[x.acc].vars[k]) m |= std::uint32_t{1} << v;
+    return m;
+  }
+  if (x.a >= 0) m |= vars_under(d, x.a);
+  if (x.b >= 0) m |= vars_under(d, x.b);
+  return m;
+}
+
+constexpr std::uint32_t output_vars(const stmt_desc& d) {
+  std::uint32_t m = 0;
+  for (std::size_t k = 0; k < d.acc[0].order; ++k)
+    for (std::size_t v = 0; v < d.nvars; ++v)
+      if (d.vars[v] == d.acc[0].vars[k]) m |= std::uint32_t{1} << v;
+  return m;
+}
+
+// Whether every + or - below a product (or below the root, if `top` is
+// false) has the same reduction variables on both sides. Sums over a
+// reduction variable then commute with every + and one loop nest computes
+// the statement; top-level terms that differ are split by the runner.
+constexpr bool reductions_uniform(const stmt_desc& d, int n, bool top) {
+  const node& x = d.nodes[n];
+  const std::uint32_t out = output_vars(d);
+  switch (x.kind) {
+    case node_kind::access:
+    case node_kind::constant: return true;
+    case node_kind::neg: return reductions_uniform(d, x.a, top);
+    case node_kind::mul: return reductions_uniform(d, x.a, false) && reductions_uniform(d, x.b, false);
+    case node_kind::add:
+    case node_kind::sub:
+      if (!top && (vars_under(d, x.a) & ~out) != (vars_under(d, x.b) & ~out)) return false;
+      return reductions_uniform(d, x.a, top) && reductions_uniform(d, x.b, top);
+  }
+  return true;
+}
+
+// ---- per-loop plans ----------------------------------------------------------
+
+struct iter_desc {
+  int acc = -1;
+  int lev = -1;
+  bool merged = false;   // co-iterated
+  bool coord = false;    // merged by coordinate value iteration (dense driver)
+  bool located = false;  // positioned by locate
+  bool segment = false;  // non-unique, iterated by runs of equal coordinates
+  bool chain = false;    // random-access operand: locate through every level here
+  bool appended = false; // the output's appended last level (append, workspace)
+  bool may_miss = false; // located, or merged, and the level may report not found
+};
+
+struct loop_plan {
+  char var = 0;
+  std::size_t nit = 0;
+  iter_desc it[max_accesses]{};
+  bool universe = false;  // a merged counter over the variable's whole extent
+  std::size_t nm = 0;
+  int merged[max_accesses + 1]{};  // iterator index per merged slot; -1: the universe counter
+  std::size_t np = 0;
+  std::uint32_t pts[max_points]{};  // lattice points over merged slots, largest first
+  bool zero = false;                // the expression is zero: nothing to do
+  int out_iter = -1;                // iterator index of the output, if it binds the variable
+  bool out_done = false;            // the output's last level is bound in this loop
+  plan_error error = plan_error::none;
+  int error_acc = -1;
+};
+
+constexpr bool absent(mask_t m, int a) { return a >= 0 && ((m >> a) & 1U) != 0; }
+
+constexpr bool nonzero(const stmt_desc& d, int n, mask_t abs) {
+  const node& x = d.nodes[n];
+  switch (x.kind) {
+    case node_kind::access: return !absent(abs, x.acc);
+    case node_kind::constant: return true;
+    case node_kind::mul: return nonzero(d, x.a, abs) && nonzero(d, x.b, abs);
+    case node_kind::add:
+    case node_kind::sub: return nonzero(d, x.a, abs) || nonzero(d, x.b, abs);
+    case node_kind::neg: return nonzero(d, x.a, abs);
+  }
+  return false;
+}
+
+// Levels consumed by access a before loop depth `depth`.
+constexpr std::size_t consumed(const stmt_desc& d, const order_plan& o, std::size_t a, std::size_t depth) {
+  std::size_t k = 0;
+  while (k < d.acc[a].nlev && var_pos(o, d.acc[a].lev[k].var) < static_cast<int>(depth)) ++k;
+  return k;
+}
+
+struct cover_t {
+  bool zero = false;
+  bool all = false;
+  std::uint32_t set = 0;  // over iterator indices
+};
+
+// A set of iterators whose coordinates include every coordinate where node
+// n can be nonzero (`all`: no iterator bounds it).
+constexpr cover_t cover(const stmt_desc& d, int n, mask_t abs, const int* iter_of_acc, const loop_plan& p) {
+  const node& x = d.nodes[n];
+  switch (x.kind) {
+    case node_kind::access: {
+      if (absent(abs, x.acc)) return {true, false, 0};
+      const int it = iter_of_acc[x.acc];
+      if (it < 0) return {false, true, 0};
+      return {false, false, std::uint32_t{1} << it};
+    }
+    case node_kind::constant: return {false, true, 0};
+    case node_kind::neg: return cover(d, x.a, abs, iter_of_acc, p);
+    case node_kind::mul: {
+      const cover_t l = cover(d, x.a, abs, iter_of_acc, p), r = cover(d, x.b, abs, iter_of_acc, p);
+      if (l.zero || r.zero) return {true, false, 0};
+      if (l.all) return r;
+      if (r.all) return l;
+      auto cost = [&](std::uint32_t s) {
+        int c = 0;
+        for (std::size_t i = 0; i < p.nit; ++i) {
+          if (!((s >> i) & 1U)) continue;
+          const level_desc& lv = d.acc[p.it[i].acc].lev[p.it[i].lev];
+          c += !lv.locatable ? 0 : (lv.full ? 10 : 1);
+        }
+        return c;
+      };
+      return cost(r.set) < cost(l.set) ? r : l;
+    }
+    case node_kind::add:
+    case node_kind::sub: {
+      const cover_t l = cover(d, x.a, abs, iter_of_acc, p), r = cover(d, x.b, abs, iter_of_acc, p);
+      if (l.zero) return r;
+      if (r.zero) return l;
+      if (l.all || r.all) return {false, true, 0};
+      return {false, false, l.set | r.set};
+    }
+  }
+  return {};
+}
+
+struct lattice_t {
+  std::size_t n = 0;
+  std::uint32_t pts[max_points]{};
+  bool overflow = false;
+  constexpr void add(std::uint32_t m) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (pts[i] == m) return;
+    if (n == max_points) {
+      overflow = true;
+      return;
+    }
+    pts[n++] = m;
+  }
+};
+
+// Merge lattice of node n over merged slots: intersection for *, union
+// for + and -. An empty point means "present without any merged iterator".
+constexpr lattice_t lattice(const stmt_desc& d, int n, mask_t abs, const int* slot_of_acc) {
+  const node& x = d.nodes[n];
+  lattice_t out;
+  switch (x.kind) {
+    case node_kind::access:
+      if (absent(abs, x.acc)) return out;
+      out.add(slot_of_acc[x.acc] >= 0 ? std::uint32_t{1} << slot_of_acc[x.acc] : 0U);
+      return out;
+    case node_kind::constant: out.add(0); return out;
+    case node_kind::neg: return lattice(d, x.a, abs, slot_of_acc);
+    case node_kind::mul:
+    case node_kind::add:
+    case node_kind::sub: {
+      const lattice_t l = lattice(d, x.a, abs, slot_of_acc), r = lattice(d, x.b, abs, slot_of_acc);
+      for (std::size_t i = 0; i < l.n; ++i)
+        for (std::size_t j = 0; j < r.n; ++j) out.add(l.pts[i] | r.pts[j]);
+      if (x.kind != node_kind::mul) {
+        for (std::size_t i = 0; i < l.n; ++i) out.add(l.pts[i]);
+        for (std::size_t j = 0; j < r.n; ++j) out.add(r.pts[j]);
+      }
+      out.overflow = out.overflow || l.overflow || r.overflow;
+      return out;
+    }
+  }
+  return out;
+}
+
+constexpr int popcount32(std::uint32_t m) {
+  int c = 0;
+  for (; m; m &= m - 1) ++c;
+  return c;
+}
+
+constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size_t depth, mask_t abs) {
+  loop_plan p;
+  p.var = o.vars[depth];
+  int iter_of_acc[max_accesses];
+  for (auto& x : iter_of_acc) x = -1;
+  // Iterators: present accesses whose next level binds the variable.
+  if (o.out == out_kind::stream) p.out_done = static_cast<int>(depth) == o.out_last;
+  for (std::size_t a = 0; a < d.nacc; ++a) {
+    if (absent(abs, static_cast<int>(a))) continue;
+    if (a == 0 && o.out == out_kind::stream) continue;
+    if ((o.ra >> a) & 1U) {
+      int last = -1;
+      for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+        last = var_pos(o, d.acc[a].lev[k].var) > last ? var_pos(o, d.acc[a].lev[k].var) : last;
+      if (last != static_cast<int>(depth)) continue;
+      iter_of_acc[a] = static_cast<int>(p.nit);
+      iter_desc& it = p.it[p.nit++];
+      it.acc = static_cast<int>(a);
+      it.lev = 0;
+      it.chain = true;
+      if (a == 0) p.out_iter = static_cast<int>(p.nit - 1), p.out_done = true;
+      continue;
+    }
+    const std::size_t k = consumed(d, o, a, depth);
+    if (k >= d.acc[a].nlev || d.acc[a].lev[k].var != p.var) continue;
+    iter_of_acc[a] = static_cast<int>(p.nit);
+    iter_desc& it = p.it[p.nit++];
+    it.acc = static_cast<int>(a);
+    it.lev = static_cast<int>(k);
+    if (a == 0) {
+      p.out_iter = static_cast<int>(p.nit - 1);
+      p.out_done = k + 1 == d.acc[0].nlev;
+      it.appended = p.out_done && (o.out == out_kind::append || o.out == out_kind::workspace);
+    }
+  }
+  // The output's own level is not an input: it takes no part in covers.
+  iter_of_acc[0] = -1;
+  const bool out_var_loop = [&] {
+    for (std::size_t k = 0; k < d.acc[0].order; ++k)
+      if (d.acc[0].vars[k] == p.var) return true;
+    return false;
+  }();
+  p.zero = !nonzero(d, d.root, abs);
+  // Non-locatable levels are co-iterated; the output and locatable levels
+  // are located.
+  for (std::size_t i = 0; i < p.nit; ++i) {
+    const level_desc& lv = d.acc[p.it[i].acc].lev[p.it[i].lev];
+    if (p.it[i].appended) continue;
+    if (p.it[i].acc != 0 && !lv.locatable && !p.it[i].chain) {
+      p.it[i].merged = true;
+      p.it[i].coord = lv.coord_iter && !lv.pos_iter;
+    } else
+      p.it[i].located = true;
+  }
+  // Drivers: iterators needed to enumerate every coordinate where the
+  // expression can be nonzero that are not merged already.
+  const cover_t c = cover(d, d.root, abs, iter_of_acc, p);
+  std::uint32_t need = 0;
+  bool want_universe = false;
+  if (!p.zero) {
+    if (c.all) {
+      want_universe = true;
+    } else {
+      for (std::size_t i = 0; i < p.nit; ++i)
+        if (((c.set >> i) & 1U) && !p.it[i].merged) need |= std::uint32_t{1} << i;
+    }
+  }
+  std::uint32_t chains = 0;
+  for (std::size_t i = 0; i < p.nit; ++i)
+    if (p.it[i].chain) chains |= std::uint32_t{1} << i;
+  auto full_in = [&](std::uint32_t s) {
+    for (std::size_t i = 0; i < p.nit; ++i)
+      if (((s >> i) & 1U) && p.it[i].acc != 0 && !p.it[i].chain && d.acc[p.it[i].acc].lev[p.it[i].lev].full &&
+          d.acc[p.it[i].acc].lev[p.it[i].lev].coord_iter)
+        return static_cast<int>(i);
+    return -1;
+  };
+  std::size_t merged_count = 0;
+  for (std::size_t i = 0; i < p.nit; ++i) merged_count += p.it[i].merged;
+  auto make_driver = [&](int i) {
+    const level_desc& lv = d.acc[p.it[i].acc].lev[p.it[i].lev];
+    p.it[i].located = false;
+    p.it[i].merged = true;
+    p.it[i].coord = lv.coord_iter && !lv.pos_iter ? true : (lv.coord_iter && lv.full);
+  };
+  if (want_universe) {
+    // A full rhs level enumerates the whole extent; otherwise a counter.
+    std::uint32_t all_rhs = 0;
+    for (std::size_t i = 0; i < p.nit; ++i)
+      if (p.it[i].acc != 0) all_rhs |= std::uint32_t{1} << i;
+    const int f = full_in(all_rhs);
+    if (f >= 0 && !p.it[f].merged)
+      make_driver(f);
+    else if (f < 0)
+      p.universe = true;
+  } else if (need != 0) {
+    const int f = full_in(need);
+    if (f >= 0) {
+      make_driver(f);
+    } else if (need & chains) {
+      p.universe = true;  // random-access operands are located at every coordinate
+    } else {
+      int count = 0, one = -1;
+      for (std::size_t i = 0; i < p.nit; ++i)
+        if ((need >> i) & 1U) ++count, one = static_cast<int>(i);
+      if (merged_count == 0 && count == 1) {
+        make_driver(one);
+      } else {
+        p.universe = true;  // locate every needed level at every coordinate
+      }
+    }
+  }
+  // Merged slots.
+  int slot_of_acc[max_accesses];
+  for (auto& x : slot_of_acc) x = -1;
+  for (std::size_t i = 0; i < p.nit; ++i)
+    if (p.it[i].merged) {
+      slot_of_acc[p.it[i].acc] = static_cast<int>(p.nm);
+      p.merged[p.nm++] = static_cast<int>(i);
+    }
+  if (p.universe) p.merged[p.nm++] = -1;
+  for (std::size_t i = 0; i < p.nit; ++i) {
+    iter_desc& it = p.it[i];
+    const access_desc& ad = d.acc[it.acc];
+    const level_desc& lv = ad.lev[it.lev];
+    it.may_miss = !lv.always_found;
+    if (it.chain)
+      for (std::size_t k = 0; k < ad.nlev; ++k) it.may_miss = it.may_miss || !ad.lev[k].always_found;
+    if (!it.merged) continue;
+    if (p.nm > 1 && !lv.ordered) {
+      p.error = plan_error::unordered_merge;
+      p.error_acc = it.acc;
+    }
+    if (p.nm > 1 && !it.coord && !lv.always_found) {
+      p.error = plan_error::unordered_merge;  // an iterator with holes (hash buckets) cannot be merged
+      p.error_acc = it.acc;
+    }
+    if (it.coord && !lv.always_found) {
+      p.error = plan_error::coord_merge_unsupported;
+      p.error_acc = it.acc;
+    }
+    // Deduplicate non-unique levels when merged with others, and when the
+    // loop appends output coordinates (each must be appended once).
+    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append));
+    if (dedup && !it.coord && !lv.unique) {
+      it.segment = true;
+      if (static_cast<std::size_t>(it.lev) + 1 < ad.nlev &&
+          !(ad.lev[it.lev + 1].pos_iter && ad.lev[it.lev + 1].compact && !ad.lev[it.lev + 1].coord_iter)) {
+        p.error = plan_error::segment_needs_compact;
+        p.error_acc = it.acc;
+      }
+    }
+  }
+  if (p.zero) return p;
+  // Lattice over merged slots, pruned of points that miss a full driver.
+  lattice_t lat = lattice(d, d.root, abs, slot_of_acc);
+  if (lat.overflow) p.error = plan_error::too_many_points;
+  std::uint32_t full_slots = 0;
+  for (std::size_t s = 0; s < p.nm; ++s)
+    if (p.merged[s] >= 0 && p.it[p.merged[s]].coord && d.acc[p.it[p.merged[s]].acc].lev[p.it[p.merged[s]].lev].full)
+      full_slots |= std::uint32_t{1} << s;
+  const std::uint32_t universe_bit = p.universe ? std::uint32_t{1} << (p.nm - 1) : 0U;
+  for (std::size_t i = 0; i < lat.n; ++i) {
+    std::uint32_t m = lat.pts[i] | universe_bit;
+    if ((m & full_slots) != full_slots || m == 0) continue;
+    bool dup = false;
+    for (std::size_t j = 0; j < p.np; ++j) dup = dup || p.pts[j] == m;
+    if (!dup) p.pts[p.np++] = m;
+  }
+  // Largest points first (stable).
+  for (std::size_t i = 1; i < p.np; ++i)
+    for (std::size_t j = i; j > 0 && popcount32(p.pts[j]) > popcount32(p.pts[j - 1]); --j) {
+      const std::uint32_t t = p.pts[j];
+      p.pts[j] = p.pts[j - 1];
+      p.pts[j - 1] = t;
+    }
+  if (p.np == 0) p.zero = true;
+  return p;
+}
+
+/// Absent set for the body of lattice case `q` in plan p, with `found` the
+/// located iterators (may_miss ones) that were found, by iterator index.
+constexpr mask_t case_absent(const loop_plan& p, mask_t abs, std::uint32_t q, std::uint32_t found) {
+  mask_t out = abs;
+  for (std::size_t s = 0; s < p.nm; ++s)
+    if (p.merged[s] >= 0 && !((q >> s) & 1U)) out |= mask_t{1} << p.it[p.merged[s]].acc;
+  for (std::size_t i = 0; i < p.nit; ++i)
+    if (p.it[i].located && p.it[i].may_miss && !((found >> i) & 1U)) out |= mask_t{1} << p.it[i].acc;
+  return out;
+}
+
+/// Iterators located in plan p whose locate may miss (one runtime branch each).
+constexpr std::uint32_t missable_located(const loop_plan& p) {
+  std::uint32_t m = 0;
+  for (std::size_t i = 0; i < p.nit; ++i)
+    if (p.it[i].located && p.it[i].may_miss) m |= std::uint32_t{1} << i;
+  return m;
+}
+
+}  // namespace tensorlev::cg

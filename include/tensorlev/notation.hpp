@@ -1,0 +1,172 @@
+#pragma once
+/// @file notation.hpp
+/// Index notation: index variables, tensor accesses and expression
+/// templates. Building an expression computes nothing; assigning it to an
+/// access (`y(i) = A(i,j) * x(j)`) hands the whole statement to the code
+/// generator (codegen.hpp), which lowers it at compile time to loops for the
+/// operands' exact formats.
+///
+///     using namespace tensorlev::indices;          // i, j, k, l, m, n
+///     y(i) = A(i, j) * x(j);                       // SpMV
+///     C(i, k) += A(i, j) * B(j, k);                // accumulate
+///     scalar<double> a;  a() = x(i) * A(i, j) * y(j);
+///
+/// Index variables that appear on the right but not on the left are summed
+/// over (reductions).
+
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+
+namespace tensorlev {
+
+/// An index variable, named by one character. Distinct names are distinct
+/// types, so the generator knows every variable at compile time.
+template <char Name>
+struct index_var {
+  static constexpr char name = Name;
+  friend constexpr bool operator==(index_var, index_var) { return true; }
+};
+
+/// Predefined index variables; `using namespace tensorlev::indices;`.
+namespace indices {
+inline constexpr index_var<'i'> i{};
+inline constexpr index_var<'j'> j{};
+inline constexpr index_var<'k'> k{};
+inline constexpr index_var<'l'> l{};
+inline constexpr index_var<'m'> m{};
+inline constexpr index_var<'n'> n{};
+}  // namespace indices
+
+namespace detail {
+template <class T>
+struct is_index_var_t : std::false_type {};
+template <char C>
+struct is_index_var_t<index_var<C>> : std::true_type {};
+}  // namespace detail
+
+template <class T>
+concept index_variable = detail::is_index_var_t<std::remove_cvref_t<T>>::value;
+
+/// An order-0 tensor: one value. `a()` is its access in index notation.
+template <class V>
+class scalar;
+
+/// `t(i, j, ...)`: tensor (or scalar) T accessed with index variables. Holds
+/// a pointer; the tensor must outlive the statement.
+template <class T, char... Vars>
+class access;
+
+/// Expression nodes. Operands are held by value (accesses are pointers).
+template <class L, class R>
+struct add_expr {
+  L l;
+  R r;
+};
+template <class L, class R>
+struct sub_expr {
+  L l;
+  R r;
+};
+template <class L, class R>
+struct mul_expr {
+  L l;
+  R r;
+};
+template <class E>
+struct neg_expr {
+  E e;
+};
+/// A scalar constant in an expression (`2.0 * A(i,j)`).
+template <class V>
+struct const_expr {
+  V v;
+};
+
+namespace detail {
+template <class T>
+struct is_expr_t : std::false_type {};
+template <class T, char... V>
+struct is_expr_t<access<T, V...>> : std::true_type {};
+template <class L, class R>
+struct is_expr_t<add_expr<L, R>> : std::true_type {};
+template <class L, class R>
+struct is_expr_t<sub_expr<L, R>> : std::true_type {};
+template <class L, class R>
+struct is_expr_t<mul_expr<L, R>> : std::true_type {};
+template <class E>
+struct is_expr_t<neg_expr<E>> : std::true_type {};
+template <class V>
+struct is_expr_t<const_expr<V>> : std::true_type {};
+}  // namespace detail
+
+/// An index-notation expression.
+template <class T>
+concept expression = detail::is_expr_t<std::remove_cvref_t<T>>::value;
+
+namespace detail {
+template <class T>
+concept arithmetic_constant = std::is_arithmetic_v<std::remove_cvref_t<T>> || requires(const T& t) {
+  t.real();
+  t.imag();
+};
+template <class T>
+constexpr auto as_expr(const T& t) {
+  if constexpr (expression<T>)
+    return t;
+  else
+    return const_expr<T>{t};
+}
+}  // namespace detail
+
+template <expression L, expression R>
+constexpr add_expr<L, R> operator+(const L& l, const R& r) {
+  return {l, r};
+}
+template <expression L, expression R>
+constexpr sub_expr<L, R> operator-(const L& l, const R& r) {
+  return {l, r};
+}
+template <expression L, expression R>
+constexpr mul_expr<L, R> operator*(const L& l, const R& r) {
+  return {l, r};
+}
+template <expression E>
+constexpr neg_expr<E> operator-(const E& e) {
+  return {e};
+}
+// Mixed with constants.
+template <expression L, detail::arithmetic_constant C>
+constexpr auto operator*(const L& l, const C& c) {
+  return mul_expr<L, const_expr<C>>{l, {c}};
+}
+template <detail::arithmetic_constant C, expression R>
+constexpr auto operator*(const C& c, const R& r) {
+  return mul_expr<const_expr<C>, R>{{c}, r};
+}
+template <expression L, detail::arithmetic_constant C>
+constexpr auto operator+(const L& l, const C& c) {
+  return add_expr<L, const_expr<C>>{l, {c}};
+}
+template <detail::arithmetic_constant C, expression R>
+constexpr auto operator+(const C& c, const R& r) {
+  return add_expr<const_expr<C>, R>{{c}, r};
+}
+template <expression L, detail::arithmetic_constant C>
+constexpr auto operator-(const L& l, const C& c) {
+  return sub_expr<L, const_expr<C>>{l, {c}};
+}
+template <detail::arithmetic_constant C, expression R>
+constexpr auto operator-(const C& c, const R& r) {
+  return sub_expr<const_expr<C>, R>{{c}, r};
+}
+
+/// An explicit loop order for a statement: `loop_order<'i', 'k', 'j'>`, or
+/// from variables, `loop_order_of<i, k, j>`.
+template <char... Vars>
+struct loop_order {};
+template <auto... Vars>
+  requires(index_variable<decltype(Vars)> && ...)
+using loop_order_of = loop_order<decltype(Vars)::name...>;
+
+}  // namespace tensorlev

@@ -1,0 +1,82 @@
+// SpMV y(i) = A(i,j) * x(j) for every mode-mapped matrix format and every
+// vector format, exhaustively at small sizes and randomized at larger ones.
+#include "common.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+
+template <class FA, class FX>
+std::size_t spmv_case(int m, int n, double fa, double fx, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(std::array<int, 2>{m, n}, fa, rng);
+  auto x = random_operand<FX>(std::array<int, 1>{n}, fx, rng);
+  std::vector<double> ref(static_cast<std::size_t>(m), 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) ref[r] += A.d[r * n + c] * x.d[c];
+  tensor<double, dense_vector> y({m});
+  for (auto& v : y.values()) v = 99;  // '=' overwrites
+  y(i) = A.t(i, j) * x.t(j);
+  return count_mismatches<double>(y.values(), ref,
+                                  "SpMV " + fname<FA>() + " x " + fname<FX>() + " " + std::to_string(m) + "x" +
+                                      std::to_string(n));
+}
+
+TEST(Codegen, SpMVExhaustiveSmall) {
+  std::mt19937_64 rng(1);
+  std::size_t bad = 0, cases = 0;
+  for_each_format<mode_matrix_formats>([&]<class FA>(std::type_identity<FA>) {
+    for_each_format<vector_formats>([&]<class FX>(std::type_identity<FX>) {
+      for (int m = 0; m <= 4; ++m)
+        for (int n = 0; n <= 4; ++n)
+          for (double fa : {0.0, 0.3, 0.7, 1.0})
+            for (double fx : {0.0, 0.5, 1.0}) bad += spmv_case<FA, FX>(m, n, fa, fx, rng), ++cases;
+    });
+  });
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(cases, 9u * 3u * 25u * 12u);
+}
+
+TEST(Codegen, SpMVRandomLarge) {
+  std::mt19937_64 rng(2);
+  std::size_t bad = 0;
+  for_each_format<mode_matrix_formats>([&]<class FA>(std::type_identity<FA>) {
+    for_each_format<vector_formats>([&]<class FX>(std::type_identity<FX>) {
+      bad += spmv_case<FA, FX>(301, 257, 0.02, 0.3, rng);
+    });
+  });
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(Codegen, SpMVAccumulatesWithPlusEquals) {
+  std::mt19937_64 rng(3);
+  auto A = random_operand<csr>(std::array<int, 2>{5, 6}, 0.4, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{6}, 1.0, rng);
+  tensor<double, dense_vector> y({5});
+  for (auto& v : y.values()) v = 1;
+  y(i) += A.t(i, j) * x.t(j);
+  std::vector<double> ref(5, 1.0);
+  for (int r = 0; r < 5; ++r)
+    for (int c = 0; c < 6; ++c) ref[r] += A.d[r * 6 + c] * x.d[c];
+  EXPECT_EQ(count_mismatches<double>(y.values(), ref, "y += A x"), 0u);
+}
+
+TEST(Codegen, DimensionMismatchThrowsNamingTheVariable) {
+  std::mt19937_64 rng(4);
+  auto A = random_operand<csr>(std::array<int, 2>{5, 6}, 0.4, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{7}, 1.0, rng);
+  tensor<double, dense_vector> y({5});
+  try {
+    y(i) = A.t(i, j) * x.t(j);
+    FAIL() << "no exception";
+  } catch (const shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("index variable 'j'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("extent 7"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Codegen, OutputOnTheRightThrows) {
+  tensor<double, dense_vector> y({3});
+  EXPECT_THROW(y(i) = y(i) * 2.0, tensorlev::error);
+}
+
+}  // namespace
