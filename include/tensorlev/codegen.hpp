@@ -10,4 +10,5 @@
 #include "codegen/describe.hpp"
 #include "codegen/kernel.hpp"
 #include "codegen/plan.hpp"
+#include "codegen/print.hpp"
 #include "notation.hpp"

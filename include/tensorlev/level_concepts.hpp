@@ -27,12 +27,28 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "coordinate_list.hpp"
 
 namespace tensorlev {
+
+/// Level functions, named for the loop-nest printer (codegen/print.hpp). A
+/// level may define `static std::string code(level_fn f, std::string_view
+/// lvl, std::string_view a, std::string_view b)` returning C text for f
+/// with its arrays inlined (a: parent position or position, b: coordinate;
+/// lvl: the level's name such as "A2"); levels without it print as calls.
+enum class level_fn {
+  pos_begin,     ///< pos_bounds(a).begin
+  pos_end,       ///< pos_bounds(a).end
+  pos_access,    ///< pos_access(a).coord
+  coord_begin,   ///< coord_bounds().begin
+  coord_end,     ///< coord_bounds().end
+  coord_access,  ///< coord_access(a, b).pos
+  locate         ///< locate(a, b).pos
+};
 
 /// Half-open interval [begin, end) of positions or coordinates.
 template <class I>

@@ -22,7 +22,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -173,21 +172,24 @@ struct keyed_entry {
 template <class T>
 class scratch {
  public:
-  explicit scratch(std::size_t n) : data_(std::make_unique_for_overwrite<T[]>(n)), size_(n) {}
+  explicit scratch(std::size_t n) : data_(new T[n]), size_(n) {}  // default-initialized: no zero fill
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+  ~scratch() { delete[] data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
-  T* begin() noexcept { return data_.get(); }
-  T* end() noexcept { return data_.get() + size_; }
-  const T* begin() const noexcept { return data_.get(); }
-  const T* end() const noexcept { return data_.get() + size_; }
+  T* begin() noexcept { return data_; }
+  T* end() noexcept { return data_ + size_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
   void swap(scratch& o) noexcept {
-    data_.swap(o.data_);
+    std::swap(data_, o.data_);
     std::swap(size_, o.size_);
   }
 
  private:
-  std::unique_ptr<T[]> data_;
+  T* data_;
   std::size_t size_;
 };
 

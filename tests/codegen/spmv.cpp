@@ -1,6 +1,12 @@
-// SpMV y(i) = A(i,j) * x(j) for every mode-mapped matrix format and every
-// vector format, exhaustively at small sizes and randomized at larger ones.
+// SpMV y(i) = A(i,j) * x(j) for every matrix format and every vector
+// format, exhaustively at small sizes and randomized at larger ones.
+// TL_PART 0: formats whose levels each encode one dimension (and the error
+// cases); TL_PART 1: derived level maps (ELL, DIA, BCSR, CSB). One TU each.
 #include "common.hpp"
+
+#ifndef TL_PART
+#define TL_PART 0
+#endif
 
 namespace {
 using namespace tltest;
@@ -21,6 +27,7 @@ std::size_t spmv_case(int m, int n, double fa, double fx, std::mt19937_64& rng) 
                                       std::to_string(n));
 }
 
+#if TL_PART == 0
 TEST(Codegen, SpMVExhaustiveSmall) {
   std::mt19937_64 rng(1);
   std::size_t bad = 0, cases = 0;
@@ -36,6 +43,26 @@ TEST(Codegen, SpMVExhaustiveSmall) {
   EXPECT_EQ(cases, 9u * 3u * 25u * 12u);
 }
 
+#else
+TEST(Codegen, SpMVDerivedLevelMapsExhaustiveSmall) {
+  std::mt19937_64 rng(5);
+  std::size_t bad = 0, cases = 0;
+  for_each_format<derived_matrix_formats>([&]<class FA>(std::type_identity<FA>) {
+    for_each_format<vector_formats>([&]<class FX>(std::type_identity<FX>) {
+      for (int m = 0; m <= 5; ++m)
+        for (int n = 0; n <= 5; ++n)
+          for (double fa : {0.0, 0.3, 0.7, 1.0})
+            for (double fx : {0.0, 0.5, 1.0}) bad += spmv_case<FA, FX>(m, n, fa, fx, rng), ++cases;
+      bad += spmv_case<FA, FX>(97, 61, 0.05, 0.5, rng);
+    });
+  });
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(cases, 5u * 3u * 36u * 12u);
+}
+
+#endif
+
+#if TL_PART == 0
 TEST(Codegen, SpMVRandomLarge) {
   std::mt19937_64 rng(2);
   std::size_t bad = 0;
@@ -78,5 +105,7 @@ TEST(Codegen, OutputOnTheRightThrows) {
   tensor<double, dense_vector> y({3});
   EXPECT_THROW(y(i) = y(i) * 2.0, tensorlev::error);
 }
+
+#endif
 
 }  // namespace

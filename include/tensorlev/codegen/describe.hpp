@@ -58,6 +58,17 @@ struct level_desc {
   bool locatable = false, coord_iter = false, pos_iter = false;
   bool full = false, ordered = false, unique = false, branchless = false, compact = false, always_found = false;
   bool insertable = false, appendable = false;
+  bool needs_ancestors = true;  // its functions read the coordinates of the levels above
+  // Level maps other than mode<d> (DIA's diagonal, ELL's slot, blocks) bind
+  // a private variable of their own (var < ' '), iterated only by this
+  // level. A block_inner level also computes its logical variable:
+  // computes = outer * block + inner, where outer is the block_outer
+  // level's private variable.
+  map_kind map = map_kind::mode;
+  std::size_t dim = 0;
+  char computes = 0;
+  char outer = 0;
+  int block = 1;
 };
 
 struct access_desc {
@@ -88,7 +99,15 @@ struct stmt_desc {
   bool accumulate = false;
   std::size_t norder = 0;  // explicit loop order (0: derive one)
   char order[max_vars]{};
+  // Logical variables computed from blocks: var = outer * block + inner.
+  std::size_t ncomp = 0;
+  char comp_var[max_vars]{}, comp_outer[max_vars]{}, comp_inner[max_vars]{};
+  int comp_block[max_vars]{};
+  int comp_acc[max_vars]{};
 };
+
+/// Whether variable v is private to one level (derived level maps).
+constexpr bool is_private_var(char v) { return v > 0 && v < ' '; }
 
 // ---- level descriptions from the concepts --------------------------------
 
@@ -107,6 +126,7 @@ constexpr level_desc describe_level(char var) {
   d.always_found = always_found_level<L>;
   d.insertable = insertable_level<L>;
   d.appendable = appendable_level<L>;
+  if constexpr (requires { L::needs_ancestors; }) d.needs_ancestors = L::needs_ancestors;
   return d;
 }
 
@@ -154,6 +174,12 @@ constexpr access_desc describe_access() {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((d.lev[K] = describe_level<typename F::template level_type<K, I>>(vars[F::maps[K].dim])), ...);
     }(std::make_index_sequence<OT::nlev>{});
+    for (std::size_t k = 0; k < OT::nlev; ++k) {
+      d.lev[k].map = F::maps[k].kind;
+      d.lev[k].dim = F::maps[k].dim;
+      d.lev[k].block = static_cast<int>(F::maps[k].block);
+      if (F::maps[k].kind != map_kind::mode) d.lev[k].var = 0;  // private; numbered by describe()
+    }
   }
   return d;
 }
@@ -273,6 +299,29 @@ constexpr stmt_desc describe() {
   d.root = add_nodes<E>(d, 1);
   for (std::size_t a = 0; a < d.nacc; ++a)
     for (std::size_t x = 0; x < d.acc[a].order; ++x) add_var(d, d.acc[a].vars[x]);
+  // Private variables of derived levels, and the logical variables that
+  // block pairs compute.
+  char next_private = 1;
+  for (std::size_t a = 0; a < d.nacc; ++a)
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+      if (d.acc[a].lev[k].map != map_kind::mode) {
+        d.acc[a].lev[k].var = next_private++;
+        add_var(d, d.acc[a].lev[k].var);
+      }
+  for (std::size_t a = 0; a < d.nacc; ++a)
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
+      level_desc& l = d.acc[a].lev[k];
+      if (l.map != map_kind::block_inner) continue;
+      for (std::size_t q = 0; q < d.acc[a].nlev; ++q)
+        if (d.acc[a].lev[q].map == map_kind::block_outer && d.acc[a].lev[q].dim == l.dim) l.outer = d.acc[a].lev[q].var;
+      l.computes = d.acc[a].vars[l.dim];
+      d.comp_var[d.ncomp] = l.computes;
+      d.comp_outer[d.ncomp] = l.outer;
+      d.comp_inner[d.ncomp] = l.var;
+      d.comp_block[d.ncomp] = l.block;
+      d.comp_acc[d.ncomp] = static_cast<int>(a);
+      ++d.ncomp;
+    }
   d.accumulate = Accumulate;
   constexpr char order[sizeof...(Order) + 1] = {Order..., 0};
   d.norder = sizeof...(Order);

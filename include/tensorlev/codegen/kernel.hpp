@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "../formats.hpp"
 #include "../pack.hpp"
 #include "describe.hpp"
 #include "plan.hpp"
@@ -50,6 +51,12 @@ constexpr bool check_plan() {
   static_assert(E != plan_error::coord_merge_unsupported,
                 "tensorlev: a coordinate-iterated level that may not hold every coordinate cannot be co-iterated");
   static_assert(E != plan_error::too_many_points, "tensorlev: the expression's merge lattice is too large");
+  static_assert(E != plan_error::computed_needs_locate,
+                "tensorlev: a blocked operand (BCSR, CSB) computes this index variable from its blocks, so the "
+                "other operands that use it must be locatable (dense or hashed) there; convert them, or convert the "
+                "blocked operand to CSR");
+  static_assert(E != plan_error::computed_twice,
+                "tensorlev: two blocked operands compute the same index variable; convert one to CSR");
   static_assert(E != plan_error::repeated_variable,
                 "tensorlev: an access uses the same index variable twice (e.g. A(i,i)); this is not supported");
   return true;
@@ -93,7 +100,88 @@ struct rebind_access<access<T, V...>> {
   static access<const std::remove_const_t<T>, V...> make(const std::remove_const_t<T>* t) {
     return access<const std::remove_const_t<T>, V...>(t);
   }
+  template <class U>
+  static access<U, V...> to(U* t) {
+    return access<U, V...>(t);
+  }
 };
+
+// ---- iterator conversion: dense scratch copies ---------------------------------
+//
+// A blocked operand (BCSR, CSB) computes its logical coordinates from its
+// blocks, so every other operand must be located at them. An operand that
+// is not locatable there (a sparse vector x in BCSR SpMV) is converted once
+// into a dense scratch copy before the loops run.
+
+// Whether access a must be converted: one of its levels binds a computed
+// variable without being able to locate.
+constexpr bool needs_dense_copy(const stmt_desc& d, std::size_t a) {
+  if (a == 0) return false;
+  for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+    for (std::size_t c = 0; c < d.ncomp; ++c)
+      if (d.acc[a].lev[k].var == d.comp_var[c] && !d.acc[a].lev[k].locatable &&
+          d.comp_acc[c] != static_cast<int>(a))
+        return true;
+  return false;
+}
+
+template <class T>
+struct dense_copy_of;
+template <class V, class F, class I>
+struct dense_copy_of<tensor<V, F, I>> {
+  using type = tensor<V, dense_tensor<F::order>, I>;
+};
+
+// Rebuilds expression x with accesses whose ids are in `mask` (pre-order,
+// from `id`) pointing at dense copies kept alive in `keep`.
+// Owns the scratch copies for the duration of one statement.
+class scratch_copies {
+ public:
+  scratch_copies() = default;
+  scratch_copies(const scratch_copies&) = delete;
+  scratch_copies& operator=(const scratch_copies&) = delete;
+  ~scratch_copies() {
+    for (auto& [p, del] : items_) del(p);
+  }
+  template <class T>
+  const T* add(T&& t) {
+    T* p = new T(std::move(t));
+    items_.emplace_back(p, [](const void* q) { delete static_cast<const T*>(q); });
+    return p;
+  }
+
+ private:
+  std::vector<std::pair<const void*, void (*)(const void*)>> items_;
+};
+
+template <std::uint64_t Mask, int Id, class X>
+auto densify(const X& x, scratch_copies& keep) {
+  using NT = node_traits<X>;
+  if constexpr (NT::kind == node_kind::access) {
+    if constexpr (((Mask >> Id) & 1U) != 0) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(x.operand())>>;
+      using DT = typename dense_copy_of<T>::type;
+      const DT* copy = keep.add(pack<typename DT::format_type>(to_coordinate_list(*x.operand())));
+      return rebind_access<X>::template to<const DT>(copy);
+    } else {
+      return x;
+    }
+  } else if constexpr (NT::kind == node_kind::constant) {
+    return x;
+  } else if constexpr (NT::kind == node_kind::neg) {
+    auto e = densify<Mask, Id>(x.e, keep);
+    return neg_expr<decltype(e)>{e};
+  } else {
+    auto l = densify<Mask, Id>(x.l, keep);
+    auto r = densify<Mask, Id + static_cast<int>(expr_info<typename NT::left>::accesses)>(x.r, keep);
+    if constexpr (NT::kind == node_kind::add)
+      return add_expr<decltype(l), decltype(r)>{l, r};
+    else if constexpr (NT::kind == node_kind::sub)
+      return sub_expr<decltype(l), decltype(r)>{l, r};
+    else
+      return mul_expr<decltype(l), decltype(r)>{l, r};
+  }
+}
 
 template <class Out, class E, bool Accumulate, char... Order>
 struct kernel {
@@ -107,6 +195,20 @@ struct kernel {
   template <std::size_t A>
   using op_t = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, ptrs>>>;
   using V = typename operand_traits<op_t<0>>::value_type;
+  static constexpr bool out_packable() {
+    if constexpr (O.out == out_kind::scalar || O.out == out_kind::located) {
+      return true;
+    } else {
+      using F = typename op_t<0>::format_type;
+      using OI = typename operand_traits<op_t<0>>::index_type;
+      return []<std::size_t... K>(std::index_sequence<K...>) {
+        return (packable_level<typename F::template level_type<K, OI>> && ...);
+      }(std::make_index_sequence<D.acc[0].nlev>{});
+    }
+  }
+  static_assert(out_packable(),
+                "tensorlev: the output's format cannot be assembled: every level of a sparse output must be "
+                "constructible from a level_shape and assembled by append, insert or implicitly (packable)");
   using I = typename first_index_type<ptrs>::type;
   static_assert([]<std::size_t... A>(std::index_sequence<A...>) {
     return ((std::is_void_v<typename operand_traits<op_t<A>>::index_type> ||
@@ -114,11 +216,6 @@ struct kernel {
             ...);
   }(std::make_index_sequence<NA>{}),
                 "tensorlev: every tensor in a statement must use the same index type");
-  static_assert([]<std::size_t... A>(std::index_sequence<A...>) {
-    return (operand_traits<op_t<A>>::mode_maps_only && ...);
-  }(std::make_index_sequence<NA>{}),
-                "tensorlev: formats with derived level maps (DIA, ELL, BCSR, CSB) are not supported by the code "
-                "generator yet; convert the operand to CSR, COO or another mode-mapped format");
   static constexpr std::size_t ML = [] {
     std::size_t m = 1;
     for (std::size_t a = 0; a < D.nacc; ++a) m = D.acc[a].nlev > m ? D.acc[a].nlev : m;
@@ -137,12 +234,59 @@ struct kernel {
   };
   using out_levels_t = typename levels_of<op_t<0>>::type;
 
+  // Each operand's position at its deepest bound level, and the end of the
+  // segment (pos + 1 unless deduplicated). Passed by value down the loop
+  // nest, so that after inlining the positions live in registers.
+  struct cursor {
+    I pos[NA];
+    I hi[NA];
+  };
+
+  // Whether level k's coordinate of access a must be kept for the levels
+  // below it (some level below reads its ancestors).
+  static constexpr bool keep_crd(std::size_t a, std::size_t k) {
+    for (std::size_t q = k + 1; q < D.acc[a].nlev; ++q)
+      if (D.acc[a].lev[q].needs_ancestors) return true;
+    return false;
+  }
+  // Whether the values of bound variables are needed (random-access
+  // operands, outputs written by coordinates).
+  static constexpr bool keep_var_val = O.ra != 0 || O.out == out_kind::stream || appending || D.ncomp > 0;
+
+  // `=` into a dense output where the outermost loops bind exactly the
+  // output's variables, each over its full extent with one lattice point and
+  // nothing that can miss: every output component is written exactly once,
+  // so the kernel stores instead of zero-filling and accumulating.
+  static constexpr bool direct_store = [] {
+    if (Accumulate || O.out != out_kind::located || O.ra != 0) return false;
+    for (int dp = 0; dp <= O.out_last; ++dp) {
+      bool is_out = false;
+      for (std::size_t k = 0; k < D.acc[0].order; ++k) is_out = is_out || D.acc[0].vars[k] == O.vars[dp];
+      if (!is_out) return false;
+      const loop_plan p = plan_loop(D, O, static_cast<std::size_t>(dp), 0);
+      if (p.zero || p.np != 1 || p.error != plan_error::none) return false;
+      bool full_driver = false;
+      for (std::size_t sl = 0; sl < p.nm; ++sl) {
+        if (p.merged[sl] < 0) {
+          full_driver = true;
+          continue;
+        }
+        const iter_desc& it = p.it[p.merged[sl]];
+        const level_desc& lv = D.acc[it.acc].lev[it.lev];
+        if (it.coord && lv.full && lv.unique && lv.always_found) full_driver = true;
+        if (it.segment) return false;
+      }
+      if (!full_driver || p.pts[0] != (std::uint32_t{1} << p.nm) - 1) return false;
+      for (std::size_t x = 0; x < p.nit; ++x)
+        if (p.it[x].located && p.it[x].may_miss) return false;
+    }
+    return true;
+  }();
+
   struct state {
     ptrs ops;
     const E* expr;
-    I pos[NA][ML + 1];  // pos[a][k + 1]: position of access a at level k; pos[a][0] = 0 (root)
-    I hi[NA][ML + 1];   // end of the position segment (pos + 1 unless deduplicated)
-    I crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors)
+    I crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors), where a level reads them
     I extent[max_vars];
     I var_val[max_vars];  // current value of each bound index variable
     coordinate_list<V, I>* sink;  // stream outputs
@@ -193,7 +337,7 @@ struct kernel {
 
   // Appends the workspace's coordinates in order under the dense prefix's
   // current position, and clears it.
-  static void flush_workspace(state& st) {
+  static void flush_workspace(state& st, I parent) {
     auto& lvl = std::get<out_last_level>(*st.out_levels);
     const I begin = st.out_cnt;
     std::sort(st.touched->begin(), st.touched->end());
@@ -206,7 +350,7 @@ struct kernel {
       ++st.out_cnt;
     }
     st.touched->clear();
-    if (st.out_cnt != begin) lvl.append_edges(st.pos[0][out_last_level], begin, st.out_cnt);
+    if (st.out_cnt != begin) lvl.append_edges(parent, begin, st.out_cnt);
   }
 
   template <std::size_t Dp, mask_t Abs>
@@ -222,7 +366,7 @@ struct kernel {
   // ---- expression evaluation (innermost body) --------------------------------
 
   template <class X, int Node, int Acc, mask_t Abs>
-  static V eval(const X& x, const state& st) {
+  static V eval(const X& x, const state& st, const cursor& cs) {
     using NT = node_traits<X>;
     if constexpr (NT::kind == node_kind::access) {
       using T = op_t<Acc>;
@@ -231,10 +375,10 @@ struct kernel {
       } else {
         constexpr std::size_t L = T::num_levels;
         const auto vals = std::get<Acc>(st.ops)->values();
-        const I p = st.pos[Acc][L];
+        const I p = cs.pos[Acc];
         if constexpr (!D.acc[Acc].lev[L - 1].unique) {
           V sum = static_cast<V>(vals[static_cast<std::size_t>(p)]);
-          for (I q = p + 1; q < st.hi[Acc][L]; ++q) sum += static_cast<V>(vals[static_cast<std::size_t>(q)]);
+          for (I q = p + 1; q < cs.hi[Acc]; ++q) sum += static_cast<V>(vals[static_cast<std::size_t>(q)]);
           return sum;
         } else {
           return static_cast<V>(vals[static_cast<std::size_t>(p)]);
@@ -243,7 +387,7 @@ struct kernel {
     } else if constexpr (NT::kind == node_kind::constant) {
       return static_cast<V>(x.v);
     } else if constexpr (NT::kind == node_kind::neg) {
-      return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st);
+      return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
     } else {
       using L = typename NT::left;
       using R = typename NT::right;
@@ -252,28 +396,28 @@ struct kernel {
       constexpr int AR = Acc + static_cast<int>(expr_info<L>::accesses);
       constexpr bool lz = !nonzero(D, NL, Abs), rz = !nonzero(D, NR, Abs);
       if constexpr (NT::kind == node_kind::mul) {
-        return eval<L, NL, Acc, Abs>(x.l, st) * eval<R, NR, AR, Abs>(x.r, st);
+        return eval<L, NL, Acc, Abs>(x.l, st, cs) * eval<R, NR, AR, Abs>(x.r, st, cs);
       } else if constexpr (NT::kind == node_kind::add) {
         if constexpr (lz)
-          return eval<R, NR, AR, Abs>(x.r, st);
+          return eval<R, NR, AR, Abs>(x.r, st, cs);
         else if constexpr (rz)
-          return eval<L, NL, Acc, Abs>(x.l, st);
+          return eval<L, NL, Acc, Abs>(x.l, st, cs);
         else
-          return eval<L, NL, Acc, Abs>(x.l, st) + eval<R, NR, AR, Abs>(x.r, st);
+          return eval<L, NL, Acc, Abs>(x.l, st, cs) + eval<R, NR, AR, Abs>(x.r, st, cs);
       } else {
         if constexpr (lz)
-          return -eval<R, NR, AR, Abs>(x.r, st);
+          return -eval<R, NR, AR, Abs>(x.r, st, cs);
         else if constexpr (rz)
-          return eval<L, NL, Acc, Abs>(x.l, st);
+          return eval<L, NL, Acc, Abs>(x.l, st, cs);
         else
-          return eval<L, NL, Acc, Abs>(x.l, st) - eval<R, NR, AR, Abs>(x.r, st);
+          return eval<L, NL, Acc, Abs>(x.l, st, cs) - eval<R, NR, AR, Abs>(x.r, st, cs);
       }
     }
   }
 
   template <mask_t Abs>
-  static V eval_root(const state& st) {
-    return eval<E, 0, 1, Abs>(*st.expr, st);
+  static V eval_root(const state& st, const cursor& cs) {
+    return eval<E, 0, 1, Abs>(*st.expr, st, cs);
   }
 
   // ---- loops ----------------------------------------------------------------
@@ -282,9 +426,9 @@ struct kernel {
   static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
 
   template <std::size_t Dp, mask_t Abs>
-  static void loop(state& st, V& tgt) {
+  static void loop(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
-      if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st);
+      if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st, cs);
     } else {
       static constexpr const loop_plan& P = plan<Dp, Abs>;
       static_assert(check_plan<P.error, P.error_acc>());
@@ -293,14 +437,14 @@ struct kernel {
         [[maybe_unused]] const I begin = st.out_cnt;
         std::array<I, NM> cur{}, end{};
         [&]<std::size_t... S>(std::index_sequence<S...>) {
-          (init_slot<Dp, Abs, S>(st, cur[S], end[S]), ...);
+          (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
         }(std::make_index_sequence<NM>{});
         [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
-          (point<Dp, Abs, Pt>(st, tgt, cur, end), ...);
+          (point<Dp, Abs, Pt>(st, cs, tgt, cur, end), ...);
         }(std::make_index_sequence<P.np>{});
         if constexpr (appends_here<Dp, Abs>()) {
           if (st.out_cnt != begin)
-            std::get<out_last_level>(*st.out_levels).append_edges(st.pos[0][out_last_level], begin, st.out_cnt);
+            std::get<out_last_level>(*st.out_levels).append_edges(cs.pos[0], begin, st.out_cnt);
         }
       }
     }
@@ -312,9 +456,15 @@ struct kernel {
   }
 
   template <std::size_t Dp, mask_t Abs, std::size_t S>
-  static void init_slot(const state& st, I& cur, I& end) {
+  static void init_slot(const state& st, const cursor& cs, I& cur, I& end) {
     static constexpr const loop_plan& P = plan<Dp, Abs>;
-    if constexpr (P.merged[S] < 0) {
+    if constexpr (P.merged[S] == -2) {
+      // blocked coordinate: outer * B + inner, if inside the tensor
+      constexpr std::size_t c = static_cast<std::size_t>(P.computed);
+      const I v = st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + st.var_val[var_index(D.comp_inner[c])];
+      cur = v;
+      end = v < st.extent[var_index(P.var)] ? v + 1 : v;
+    } else if constexpr (P.merged[S] < 0) {
       cur = I(0);
       end = st.extent[var_index(P.var)];
     } else {
@@ -326,10 +476,10 @@ struct kernel {
         cur = b.begin, end = b.end;
       } else if constexpr (K > 0 && !D.acc[A].lev[K - 1].unique) {
         // The parent may be a segment of positions with equal coordinates.
-        cur = lvl.pos_bounds(st.pos[A][K]).begin;
-        end = lvl.pos_bounds(st.hi[A][K] - 1).end;
+        cur = lvl.pos_bounds(cs.pos[A]).begin;
+        end = lvl.pos_bounds(cs.hi[A] - 1).end;
       } else {
-        const bounds<I> b = lvl.pos_bounds(st.pos[A][K]);
+        const bounds<I> b = lvl.pos_bounds(cs.pos[A]);
         cur = b.begin, end = b.end;
       }
     }
@@ -375,7 +525,7 @@ struct kernel {
   static constexpr bool subset(std::uint32_t q, std::uint32_t p) { return (q & ~p) == 0; }
 
   template <std::size_t Dp, mask_t Abs, std::size_t Pt, std::size_t NM>
-  static void point(state& st, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
+  static void point(state& st, const cursor& cs, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
     static constexpr const loop_plan& P = plan<Dp, Abs>;
     constexpr std::uint32_t Pm = P.pts[Pt];
     constexpr bool single = popcount32(Pm) == 1;
@@ -390,7 +540,7 @@ struct kernel {
         }
         std::array<I, NM> se{};
         if constexpr (seg) se[S] = segment_end<Dp, Abs, S>(st, cur[S], end[S], i);
-        body<Dp, Abs, Pm>(st, tgt, i, cur, se);
+        body<Dp, Abs, Pm>(st, cs, tgt, i, cur, se);
         if constexpr (seg)
           cur[S] = se[S];
         else
@@ -401,9 +551,20 @@ struct kernel {
         return ((!((Pm >> S) & 1U) || cur[S] < end[S]) && ...);
       }(std::make_index_sequence<NM>{})) {
         std::array<I, NM> c{};
-        [&]<std::size_t... S>(std::index_sequence<S...>) {
-          ((((Pm >> S) & 1U) ? (void)slot_coord<Dp, Abs, S>(st, cur[S], c[S]) : (void)0), ...);
+        // Positions that hold no coordinate (holes) are skipped.
+        const bool hole = [&]<std::size_t... S>(std::index_sequence<S...>) {
+          bool h = false;
+          (
+              [&] {
+                if constexpr ((Pm >> S) & 1U) {
+                  if (h) return;
+                  if (!slot_coord<Dp, Abs, S>(st, cur[S], c[S])) h = true, ++cur[S];
+                }
+              }(),
+              ...);
+          return h;
         }(std::make_index_sequence<NM>{});
+        if (hole) continue;
         I i = c[static_cast<std::size_t>(std::countr_zero(Pm))];
         [&]<std::size_t... S>(std::index_sequence<S...>) {
           ((((Pm >> S) & 1U) && c[S] < i ? (void)(i = c[S]) : (void)0), ...);
@@ -431,7 +592,7 @@ struct kernel {
                   }(std::make_index_sequence<NM>{});
                   if (match) {
                     done = true;
-                    body<Dp, Abs, Qm>(st, tgt, i, cur, se);
+                    body<Dp, Abs, Qm>(st, cs, tgt, i, cur, se);
                   }
                 }
               }(),
@@ -458,13 +619,16 @@ struct kernel {
   // The body of one lattice case: bind the variable, position every
   // iterator, then recurse into the next loop.
   template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t NM>
-  static void body(state& st, V& tgt, I i, const std::array<I, NM>& cur, const std::array<I, NM>& se) {
+  static void body(state& st, const cursor& parent, V& tgt, I i, const std::array<I, NM>& cur,
+                   const std::array<I, NM>& se) {
     static constexpr const loop_plan& P = plan<Dp, Abs>;
-    st.var_val[var_index(P.var)] = i;
+    cursor cs = parent;
+    if constexpr (keep_var_val) st.var_val[var_index(P.var)] = i;
     [&]<std::size_t... It>(std::index_sequence<It...>) {
       (
           [&] {
-            if constexpr (!P.it[It].chain) st.crd[P.it[It].acc][P.it[It].lev] = i;
+            if constexpr (!P.it[It].chain && keep_crd(P.it[It].acc, P.it[It].lev))
+              st.crd[P.it[It].acc][P.it[It].lev] = i;
           }(),
           ...);
     }(std::make_index_sequence<P.nit>{});
@@ -475,12 +639,12 @@ struct kernel {
               constexpr iter_desc it = P.it[P.merged[S]];
               constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
               if constexpr (it.coord) {
-                const located<I> r = level_of<A, K>(st).coord_access(st.pos[A][K], anc<A, K>(st), i);
-                st.pos[A][K + 1] = r.pos;
-                st.hi[A][K + 1] = r.pos + 1;
+                const located<I> r = level_of<A, K>(st).coord_access(cs.pos[A], anc<A, K>(st), i);
+                cs.pos[A] = r.pos;
+                cs.hi[A] = r.pos + 1;
               } else {
-                st.pos[A][K + 1] = cur[S];
-                st.hi[A][K + 1] = it.segment ? se[S] : cur[S] + 1;
+                cs.pos[A] = cur[S];
+                cs.hi[A] = it.segment ? se[S] : cur[S] + 1;
               }
             }
           }(),
@@ -494,32 +658,32 @@ struct kernel {
             if constexpr (it.located && !it.may_miss) {
               constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
               if constexpr (it.chain) {
-                (void)locate_chain<A>(st);
+                (void)locate_chain<A>(st, cs);
               } else {
-                const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), i);
-                st.pos[A][K + 1] = r.pos;
-                st.hi[A][K + 1] = r.pos + 1;
+                const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), i);
+                cs.pos[A] = r.pos;
+                cs.hi[A] = r.pos + 1;
               }
             }
           }(),
           ...);
     }(std::make_index_sequence<P.nit>{});
-    with_found<Dp, Abs, Qm, 0, 0>(st, tgt, i);
+    with_found<Dp, Abs, Qm, 0, 0>(st, cs, tgt, i);
   }
 
   // Positions a random-access operand by locating through all its levels
   // with the current values of their variables; false if any is missing.
   template <std::size_t A>
-  static bool locate_chain(state& st) {
+  static bool locate_chain(state& st, cursor& cs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       bool found = true;
       (
           [&] {
             if (!found) return;
             st.crd[A][K] = st.var_val[var_index(D.acc[A].lev[K].var)];
-            const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), st.crd[A][K]);
-            st.pos[A][K + 1] = r.pos;
-            st.hi[A][K + 1] = r.pos + 1;
+            const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), st.crd[A][K]);
+            cs.pos[A] = r.pos;
+            cs.hi[A] = r.pos + 1;
             found = r.found;
           }(),
           ...);
@@ -528,33 +692,35 @@ struct kernel {
   }
 
   template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t It, std::uint32_t Found>
-  static void with_found(state& st, V& tgt, I i) {
+  static void with_found(state& st, cursor& cs, V& tgt, I i) {
     static constexpr const loop_plan& P = plan<Dp, Abs>;
     if constexpr (It == P.nit) {
-      inner<Dp, case_absent(P, Abs, Qm, Found)>(st, tgt);
+      inner<Dp, case_absent(P, Abs, Qm, Found)>(st, cs, tgt);
     } else if constexpr (P.it[It].located && P.it[It].may_miss) {
       constexpr std::size_t A = static_cast<std::size_t>(P.it[It].acc), K = static_cast<std::size_t>(P.it[It].lev);
       bool found;
+      const cursor before = cs;
       if constexpr (P.it[It].chain) {
-        found = locate_chain<A>(st);
+        found = locate_chain<A>(st, cs);
       } else {
-        const located<I> r = level_of<A, K>(st).locate(st.pos[A][K], anc<A, K>(st), i);
-        st.pos[A][K + 1] = r.pos;
-        st.hi[A][K + 1] = r.pos + 1;
+        const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), i);
+        cs.pos[A] = r.pos;
+        cs.hi[A] = r.pos + 1;
         found = r.found;
       }
       if (found) {
-        with_found<Dp, Abs, Qm, It + 1, Found | (std::uint32_t{1} << It)>(st, tgt, i);
+        with_found<Dp, Abs, Qm, It + 1, Found | (std::uint32_t{1} << It)>(st, cs, tgt, i);
       } else {
-        with_found<Dp, Abs, Qm, It + 1, Found>(st, tgt, i);
+        cs = before;
+        with_found<Dp, Abs, Qm, It + 1, Found>(st, cs, tgt, i);
       }
     } else {
-      with_found<Dp, Abs, Qm, It + 1, Found>(st, tgt, i);
+      with_found<Dp, Abs, Qm, It + 1, Found>(st, cs, tgt, i);
     }
   }
 
   template <std::size_t Dp, mask_t Abs>
-  static void inner(state& st, V& tgt) {
+  static void inner(state& st, const cursor& cs, V& tgt) {
     static constexpr const loop_plan& P = plan<Dp, Abs>;
     if constexpr (nonzero(D, D.root, Abs)) {
       if constexpr (P.out_done && appending) {
@@ -562,36 +728,41 @@ struct kernel {
         // (reduction) loops into a local, then append or accumulate it.
         V acc{};
         if constexpr (Dp + 1 == O.n)
-          acc = eval_root<Abs>(st);
+          acc = eval_root<Abs>(st, cs);
         else
-          loop<Dp + 1, Abs>(st, acc);
+          loop<Dp + 1, Abs>(st, cs, acc);
         emit_appended(st, acc);
       } else if constexpr (P.out_done && O.out == out_kind::stream) {
         // Every output variable is bound: sum the remaining (reduction)
         // loops into a local and emit one (coordinates, value) pair.
         V acc{};
         if constexpr (Dp + 1 == O.n)
-          acc = eval_root<Abs>(st);
+          acc = eval_root<Abs>(st, cs);
         else
-          loop<Dp + 1, Abs>(st, acc);
+          loop<Dp + 1, Abs>(st, cs, acc);
         std::array<I, D.acc[0].order> x;
         for (std::size_t d = 0; d < D.acc[0].order; ++d) x[d] = st.var_val[var_index(D.acc[0].vars[d])];
         st.sink->push_back(std::span<const I>(x), acc);
       } else if constexpr (P.out_done) {
         // The output's last level is bound: its value slot is known. Sum
         // the remaining (reduction) loops into a local.
-        constexpr std::size_t L = op_t<0>::num_levels;
-        V& slot = std::get<0>(st.ops)->values()[static_cast<std::size_t>(st.pos[0][L])];
+        V& slot = std::get<0>(st.ops)->values()[static_cast<std::size_t>(cs.pos[0])];
         if constexpr (Dp + 1 == O.n) {
-          slot += eval_root<Abs>(st);
+          if constexpr (direct_store)
+            slot = eval_root<Abs>(st, cs);
+          else
+            slot += eval_root<Abs>(st, cs);
         } else {
           V acc{};
-          loop<Dp + 1, Abs>(st, acc);
-          slot += acc;
+          loop<Dp + 1, Abs>(st, cs, acc);
+          if constexpr (direct_store)
+            slot = acc;
+          else
+            slot += acc;
         }
       } else {
-        loop<Dp + 1, Abs>(st, tgt);
-        if constexpr (O.out == out_kind::workspace && static_cast<int>(Dp) == O.ws_open) flush_workspace(st);
+        loop<Dp + 1, Abs>(st, cs, tgt);
+        if constexpr (O.out == out_kind::workspace && static_cast<int>(Dp) == O.ws_open) flush_workspace(st, cs.pos[0]);
       }
     }
   }
@@ -626,8 +797,25 @@ struct kernel {
     }(std::make_index_sequence<NA>{});
   }
 
+  static constexpr std::uint64_t dense_copies = [] {
+    std::uint64_t m = 0;
+    for (std::size_t a = 1; a < D.nacc; ++a)
+      if (needs_dense_copy(D, a)) m |= std::uint64_t{1} << a;
+    return m;
+  }();
+
   static void run(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, {}, {}, nullptr, nullptr, nullptr, I(0), nullptr, nullptr, nullptr};
+    if constexpr (dense_copies != 0) {
+      scratch_copies keep;
+      const auto e2 = densify<dense_copies, 1>(e, keep);
+      kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Order...>::run(out, e2);
+    } else {
+      run_converted(out, e);
+    }
+  }
+
+  static void run_converted(const Out& out, const E& e) {
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, nullptr, nullptr, nullptr, I(0), nullptr, nullptr, nullptr};
     check_dims(st, st.extent);
     [&]<std::size_t... A>(std::index_sequence<A...>) {
       (
@@ -640,12 +828,13 @@ struct kernel {
           }(),
           ...);
     }(std::make_index_sequence<NA>{});
-    for (std::size_t a = 0; a < NA; ++a) st.pos[a][0] = I(0), st.hi[a][0] = I(1);
+    cursor cs{};
+    for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
     auto* o = std::get<0>(st.ops);
     if constexpr (detail::is_scalar_v<op_t<0>>) {
       if constexpr (!Accumulate) o->value() = V{};
       V acc{};
-      loop<0, 0>(st, acc);
+      loop<0, 0>(st, cs, acc);
       o->value() += acc;
     } else if constexpr (appending && Accumulate) {
       // out += e on a sparse output is out = old + e.
@@ -680,8 +869,8 @@ struct kernel {
         st.touched = &touched;
       }
       V unused{};
-      loop<0, 0>(st, unused);
-      if constexpr (O.out == out_kind::workspace && O.ws_open < 0) flush_workspace(st);
+      loop<0, 0>(st, cs, unused);
+      if constexpr (O.out == out_kind::workspace && O.ws_open < 0) flush_workspace(st, I(0));
       std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
       *o = T(o->dims(), std::move(lv), std::move(vals));
     } else if constexpr (O.out == out_kind::stream) {
@@ -690,13 +879,13 @@ struct kernel {
       if constexpr (Accumulate) sink = to_coordinate_list(*o);
       st.sink = &sink;
       V unused{};
-      loop<0, 0>(st, unused);
+      loop<0, 0>(st, cs, unused);
       *o = pack<typename T::format_type>(sink, duplicates::sum);
     } else {
-      if constexpr (!Accumulate)
+      if constexpr (!Accumulate && !direct_store)
         for (auto& v : o->values()) v = V{};
       V unused{};
-      loop<0, 0>(st, unused);
+      loop<0, 0>(st, cs, unused);
     }
   }
 };

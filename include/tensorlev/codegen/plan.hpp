@@ -28,6 +28,8 @@ enum class plan_error : int {
   coord_merge_unsupported, // error_acc: a coordinate-iterated level that may not hold every coordinate
   too_many_points,
   repeated_variable,       // error_acc: an access uses one index variable twice
+  computed_needs_locate,   // error_acc: an operand must be co-iterated over a blocked format's computed coordinate
+  computed_twice,          // two blocked operands compute the same variable
   output_on_right,         // reserved: checked at run time
 };
 
@@ -69,7 +71,7 @@ constexpr int var_pos(const order_plan& o, char v) {
 
 constexpr bool all_locatable(const stmt_desc& d, std::size_t a) {
   for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
-    if (!d.acc[a].lev[k].locatable) return false;
+    if (!d.acc[a].lev[k].locatable || d.acc[a].lev[k].map != map_kind::mode) return false;
   return d.acc[a].nlev > 0;
 }
 
@@ -89,6 +91,8 @@ constexpr bool dense_level_desc(const level_desc& l) {
 constexpr out_kind output_kind(const stmt_desc& d) {
   const access_desc& o = d.acc[0];
   if (o.nlev == 0) return out_kind::scalar;
+  for (std::size_t k = 0; k < o.nlev; ++k)
+    if (o.lev[k].map != map_kind::mode) return out_kind::stream;
   bool dense = true;
   for (std::size_t k = 0; k < o.nlev; ++k) dense = dense && dense_level_desc(o.lev[k]);
   if (dense) return out_kind::located;
@@ -109,6 +113,12 @@ constexpr order_plan topo_order(const stmt_desc& d, int skip, std::uint64_t ra, 
     for (std::size_t v = 0; v < d.nvars && pick < 0; ++v) {
       if (placed[v]) continue;
       bool ready = true;
+      // A computed variable follows its block pair.
+      for (std::size_t c = 0; c < d.ncomp && ready; ++c) {
+        if (d.comp_var[c] != d.vars[v]) continue;
+        for (std::size_t w = 0; w < d.nvars; ++w)
+          if ((d.vars[w] == d.comp_outer[c] || d.vars[w] == d.comp_inner[c]) && !placed[w]) ready = false;
+      }
       for (std::size_t a = 0; a < d.nacc && ready; ++a) {
         if (static_cast<int>(a) == skip || !constrains_order(o, a)) continue;
         for (std::size_t k = 1; k < d.acc[a].nlev && ready; ++k) {
@@ -157,6 +167,8 @@ constexpr order_plan order_for(const stmt_desc& d, out_kind out) {
     auto concordant = [&](std::size_t a) {
       for (std::size_t k = 1; k < d.acc[a].nlev; ++k)
         if (var_pos(o, d.acc[a].lev[k].var) < var_pos(o, d.acc[a].lev[k - 1].var)) return false;
+      for (std::size_t c = 0; c < d.ncomp; ++c)
+        if (var_pos(o, d.comp_var[c]) < var_pos(o, d.comp_inner[c])) return false;
       return true;
     };
     for (std::size_t a = 0; a < d.nacc; ++a)
@@ -216,6 +228,12 @@ constexpr order_plan make_order(const stmt_desc& d) {
           o.error_acc = static_cast<int>(a);
           return o;
         }
+  for (std::size_t c = 0; c < d.ncomp; ++c)
+    for (std::size_t e = c + 1; e < d.ncomp; ++e)
+      if (d.comp_var[c] == d.comp_var[e]) {
+        o.error = plan_error::computed_twice;
+        return o;
+      }
   const out_kind cand = output_kind(d);
   o = order_for(d, cand);
   if (cand == out_kind::append) {
@@ -304,6 +322,7 @@ struct loop_plan {
   std::size_t nit = 0;
   iter_desc it[max_accesses]{};
   bool universe = false;  // a merged counter over the variable's whole extent
+  int computed = -1;      // the variable is computed from blocks (index into d.comp_*): one coordinate
   std::size_t nm = 0;
   int merged[max_accesses + 1]{};  // iterator index per merged slot; -1: the universe counter
   std::size_t np = 0;
@@ -477,6 +496,27 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
     return false;
   }();
   p.zero = !nonzero(d, d.root, abs);
+  for (std::size_t c = 0; c < d.ncomp; ++c)
+    if (d.comp_var[c] == p.var) p.computed = static_cast<int>(c);
+  if (p.computed >= 0) {
+    // One coordinate, computed from the block pair: locate every operand.
+    for (std::size_t i = 0; i < p.nit; ++i) {
+      const level_desc& lv = d.acc[p.it[i].acc].lev[p.it[i].lev];
+      if (p.it[i].appended) continue;
+      if (!lv.locatable && !p.it[i].chain) {
+        p.error = plan_error::computed_needs_locate;
+        p.error_acc = p.it[i].acc;
+      }
+      p.it[i].located = true;
+      p.it[i].may_miss = !lv.always_found;
+      if (p.it[i].chain)
+        for (std::size_t k = 0; k < d.acc[p.it[i].acc].nlev; ++k)
+          p.it[i].may_miss = p.it[i].may_miss || !d.acc[p.it[i].acc].lev[k].always_found;
+    }
+    p.merged[p.nm++] = -2;
+    if (!p.zero) p.pts[p.np++] = 1U;
+    return p;
+  }
   // Non-locatable levels are co-iterated; the output and locatable levels
   // are located.
   for (std::size_t i = 0; i < p.nit; ++i) {
@@ -565,10 +605,6 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
     if (!it.merged) continue;
     if (p.nm > 1 && !lv.ordered) {
       p.error = plan_error::unordered_merge;
-      p.error_acc = it.acc;
-    }
-    if (p.nm > 1 && !it.coord && !lv.always_found) {
-      p.error = plan_error::unordered_merge;  // an iterator with holes (hash buckets) cannot be merged
       p.error_acc = it.acc;
     }
     if (it.coord && !lv.always_found) {

@@ -5,6 +5,7 @@
 /// Capabilities (Table 1): coordinate position iteration, append.
 /// Properties: compact; full, ordered and unique configurable.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +25,14 @@ class compressed_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// Its level functions ignore the ancestors' coordinates (the generator
+  /// need not keep them for it).
+  static constexpr bool needs_ancestors = false;
+  /// Loop-nest printer text (level_concepts.hpp, level_fn).
+  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code(f, l, a, false, "");
+  }
+
 
   compressed_level() = default;
   explicit compressed_level(const level_shape<I>& s) : n_(s.extent) {}

@@ -4,6 +4,7 @@
 /// Capabilities (Table 1): coordinate value iteration, locate, insert.
 /// Properties: full, compact; ordered and unique configurable.
 
+#include <string>
 #include <string_view>
 
 #include "../level_concepts.hpp"
@@ -22,6 +23,20 @@ class dense_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// Its level functions ignore the ancestors' coordinates (the generator
+  /// need not keep them for it).
+  static constexpr bool needs_ancestors = false;
+  /// Loop-nest printer text (level_concepts.hpp, level_fn).
+  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const std::string L(l), A(a), B(b);
+    switch (f) {
+      case level_fn::coord_begin: return "0";
+      case level_fn::coord_end: return L + "_size";
+      case level_fn::coord_access:
+      case level_fn::locate: return A == "0" ? B : A + " * " + L + "_size + " + B;
+      default: return L + ".?";
+    }
+  }
 
   constexpr dense_level() = default;
   constexpr explicit dense_level(I n) noexcept : n_(n) {}

@@ -2,9 +2,11 @@
 // Internal helpers shared by the level headers. Not part of the public API.
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../error.hpp"
+#include "../level_concepts.hpp"
 
 namespace tensorlev::detail {
 /// Bytes held by a vector (its capacity, so slack would show).
@@ -39,5 +41,18 @@ template <class I>
     throw overflow_error(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) +
                          " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
   return r;
+}
+/// Loop-nest printer text of a position-iterated level: children of parent
+/// position a are positions pos[a] .. pos[a+1] (compressed) or a .. a+1
+/// (singleton, `single`); `crd` is the coordinate expression's suffix.
+inline std::string pos_level_code(level_fn f, std::string_view l, std::string_view a, bool single,
+                                  std::string_view crd_suffix) {
+  const std::string L(l), A(a);
+  switch (f) {
+    case level_fn::pos_begin: return single ? A : L + "_pos[" + A + "]";
+    case level_fn::pos_end: return single ? A + " + 1" : L + "_pos[" + A + " + 1]";
+    case level_fn::pos_access: return L + "_crd[" + A + "]" + std::string(crd_suffix);
+    default: return L + ".?";
+  }
 }
 }  // namespace tensorlev::detail

@@ -31,6 +31,20 @@ class hashed_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = false;
   static constexpr bool always_found = false;
+  /// Its level functions ignore the ancestors' coordinates (the generator
+  /// need not keep them for it).
+  static constexpr bool needs_ancestors = false;
+  /// Loop-nest printer text (level_concepts.hpp, level_fn).
+  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const std::string L(l), A(a), B(b);
+    switch (f) {
+      case level_fn::pos_begin: return A + " * " + L + "_W";
+      case level_fn::pos_end: return "(" + A + " + 1) * " + L + "_W";
+      case level_fn::pos_access: return L + "_crd[" + A + "]";
+      case level_fn::locate: return "hash_probe(" + L + "_crd, " + A + " * " + L + "_W, " + B + ")";
+      default: return L + ".?";
+    }
+  }
 
   hashed_level() = default;
   explicit hashed_level(const level_shape<I>& s)

@@ -6,6 +6,7 @@
 /// When a parent position has no entry (ELL padding), pack appends
 /// coordinate 0 with a zero value there.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,14 @@ class singleton_level {
   static constexpr bool is_branchless = true;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// Its level functions ignore the ancestors' coordinates (the generator
+  /// need not keep them for it).
+  static constexpr bool needs_ancestors = false;
+  /// Loop-nest printer text (level_concepts.hpp, level_fn).
+  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code(f, l, a, true, "");
+  }
+
 
   singleton_level() = default;
   explicit singleton_level(const level_shape<I>& s) : n_(s.extent) {}

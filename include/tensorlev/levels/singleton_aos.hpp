@@ -8,10 +8,12 @@
 /// branchless, compact; full, ordered, unique configurable).
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
 #include "../level_concepts.hpp"
+#include "detail_storage.hpp"
 
 namespace tensorlev {
 
@@ -37,6 +39,14 @@ class singleton_aos_level {
   static constexpr bool is_branchless = true;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// Its level functions ignore the ancestors' coordinates (the generator
+  /// need not keep them for it).
+  static constexpr bool needs_ancestors = false;
+  /// Loop-nest printer text (level_concepts.hpp, level_fn).
+  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code(f, l, a, true, ".c" + std::to_string(Lane));
+  }
+
 
   singleton_aos_level() = default;
   explicit singleton_aos_level(const level_shape<I>& s) : n_(s.extent) {}
