@@ -106,12 +106,14 @@ struct rebind_access<access<T, V...>> {
   }
 };
 
-// ---- iterator conversion: dense scratch copies ---------------------------------
+// ---- iterator conversion: scratch copies ------------------------------------
 //
 // A blocked operand (BCSR, CSB) computes its logical coordinates from its
 // blocks, so every other operand must be located at them. An operand that
 // is not locatable there (a sparse vector x in BCSR SpMV) is converted once
-// into a dense scratch copy before the loops run.
+// into a dense scratch copy before the loops run. An operand whose
+// unordered level would have to be merged with others is converted once
+// into an ordered copy (compressed levels, same level order).
 
 // Whether access a must be converted: one of its levels binds a computed
 // variable without being able to locate.
@@ -132,8 +134,22 @@ struct dense_copy_of<tensor<V, F, I>> {
   using type = tensor<V, dense_tensor<F::order>, I>;
 };
 
-// Rebuilds expression x with accesses whose ids are in `mask` (pre-order,
-// from `id`) pointing at dense copies kept alive in `keep`.
+// An ordered copy: one ordered, unique compressed level per level of F, in
+// F's level order (CSF-like). Used for operands whose unordered levels
+// must be merged: the scratch copy is sorted once, then merged.
+template <std::size_t N>
+struct ordered_levels {
+  template <std::size_t... K>
+  static auto make(std::index_sequence<K...>) -> levels<std::conditional_t<(K < N), compressed<>, void>...>;
+  using type = decltype(make(std::make_index_sequence<N>{}));
+};
+template <class T>
+struct sorted_copy_of;
+template <class V, class F, class I>
+struct sorted_copy_of<tensor<V, F, I>> {
+  using type = tensor<V, format<typename ordered_levels<F::num_levels>::type, typename F::map_type>, I>;
+};
+
 // Owns the scratch copies for the duration of one statement.
 class scratch_copies {
  public:
@@ -154,26 +170,32 @@ class scratch_copies {
   std::vector<std::pair<const void*, void (*)(const void*)>> items_;
 };
 
-template <std::uint64_t Mask, int Id, class X>
-auto densify(const X& x, scratch_copies& keep) {
+// Rebuilds expression x with accesses whose ids are in Dense (Sorted),
+// pre-order from `Id`, pointing at dense (ordered) copies kept in `keep`.
+template <std::uint64_t Dense, std::uint64_t Sorted, int Id, class X>
+auto convert_operands(const X& x, scratch_copies& keep) {
   using NT = node_traits<X>;
   if constexpr (NT::kind == node_kind::access) {
-    if constexpr (((Mask >> Id) & 1U) != 0) {
-      using T = std::remove_const_t<std::remove_pointer_t<decltype(x.operand())>>;
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(x.operand())>>;
+    if constexpr (((Dense >> Id) & 1U) != 0) {
       using DT = typename dense_copy_of<T>::type;
       const DT* copy = keep.add(pack<typename DT::format_type>(to_coordinate_list(*x.operand())));
       return rebind_access<X>::template to<const DT>(copy);
+    } else if constexpr (((Sorted >> Id) & 1U) != 0) {
+      using ST = typename sorted_copy_of<T>::type;
+      const ST* copy = keep.add(pack<typename ST::format_type>(to_coordinate_list(*x.operand())));
+      return rebind_access<X>::template to<const ST>(copy);
     } else {
       return x;
     }
   } else if constexpr (NT::kind == node_kind::constant) {
     return x;
   } else if constexpr (NT::kind == node_kind::neg) {
-    auto e = densify<Mask, Id>(x.e, keep);
+    auto e = convert_operands<Dense, Sorted, Id>(x.e, keep);
     return neg_expr<decltype(e)>{e};
   } else {
-    auto l = densify<Mask, Id>(x.l, keep);
-    auto r = densify<Mask, Id + static_cast<int>(expr_info<typename NT::left>::accesses)>(x.r, keep);
+    auto l = convert_operands<Dense, Sorted, Id>(x.l, keep);
+    auto r = convert_operands<Dense, Sorted, Id + static_cast<int>(expr_info<typename NT::left>::accesses)>(x.r, keep);
     if constexpr (NT::kind == node_kind::add)
       return add_expr<decltype(l), decltype(r)>{l, r};
     else if constexpr (NT::kind == node_kind::sub)
@@ -804,10 +826,26 @@ struct kernel {
     return m;
   }();
 
+  static constexpr std::uint64_t sorted_copies = unordered_merges(D, O) & ~dense_copies;
+
+  // The kernel that runs after operand conversion (this one if none).
+  template <bool Convert = ((dense_copies | sorted_copies) != 0)>
+  struct converted_t {
+    using type = kernel;
+  };
+  template <bool Convert>
+    requires Convert
+  struct converted_t<Convert> {
+    using E2 = std::remove_cvref_t<decltype(convert_operands<dense_copies, sorted_copies, 1>(
+        std::declval<const E&>(), std::declval<scratch_copies&>()))>;
+    using type = kernel<Out, E2, Accumulate, Order...>;
+  };
+  using converted = typename converted_t<>::type;
+
   static void run(const Out& out, const E& e) {
-    if constexpr (dense_copies != 0) {
+    if constexpr ((dense_copies | sorted_copies) != 0) {
       scratch_copies keep;
-      const auto e2 = densify<dense_copies, 1>(e, keep);
+      const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
       kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Order...>::run(out, e2);
     } else {
       run_converted(out, e);

@@ -650,6 +650,42 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
   return p;
 }
 
+// Accesses that some reachable loop plan would have to co-iterate through
+// an unordered level (plan_error::unordered_merge). The kernel converts
+// those operands into ordered scratch copies first. Walks every lattice
+// case and found/missing combination, up to a budget.
+struct walk_result {
+  std::uint64_t unordered = 0;
+  int budget = 4096;
+};
+
+constexpr std::uint32_t missable_located(const loop_plan& p);
+constexpr mask_t case_absent(const loop_plan& p, mask_t abs, std::uint32_t q, std::uint32_t found);
+
+constexpr void walk_plans(const stmt_desc& d, const order_plan& o, std::size_t depth, mask_t abs, walk_result& w) {
+  if (depth == o.n || w.budget-- <= 0) return;
+  const loop_plan p = plan_loop(d, o, depth, abs);
+  if (p.error == plan_error::unordered_merge) w.unordered |= std::uint64_t{1} << p.error_acc;
+  if (p.zero) return;
+  const std::uint32_t miss = missable_located(p);
+  for (std::size_t q = 0; q < p.np; ++q)
+    for (std::uint32_t found = miss;; found = (found - 1) & miss) {
+      walk_plans(d, o, depth + 1, case_absent(p, abs, p.pts[q], found), w);
+      if (found == 0) break;
+    }
+}
+
+constexpr std::uint64_t unordered_merges(const stmt_desc& d, const order_plan& o) {
+  bool any = false;
+  for (std::size_t a = 1; a < d.nacc; ++a)
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+      any = any || (!d.acc[a].lev[k].ordered && !d.acc[a].lev[k].locatable);
+  if (!any || o.error != plan_error::none) return 0;
+  walk_result w;
+  walk_plans(d, o, 0, 0, w);
+  return w.unordered;
+}
+
 /// Absent set for the body of lattice case `q` in plan p, with `found` the
 /// located iterators (may_miss ones) that were found, by iterator index.
 constexpr mask_t case_absent(const loop_plan& p, mask_t abs, std::uint32_t q, std::uint32_t found) {

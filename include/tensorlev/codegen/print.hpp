@@ -307,6 +307,15 @@ using group_type =
 
 template <class Kernel>
 std::string print_kernel(std::vector<std::string> names) {
+  if constexpr (!std::is_same_v<typename Kernel::converted, Kernel>) {
+    std::string note = "// scratch copies made first:";
+    for (std::size_t a = 1; a < Kernel::NA; ++a) {
+      const std::string n = a < names.size() ? names[a] : "t" + std::to_string(a);
+      if ((Kernel::dense_copies >> a) & 1U) note += " " + n + " (dense)";
+      if ((Kernel::sorted_copies >> a) & 1U) note += " " + n + " (ordered)";
+    }
+    return note + "\n" + print_kernel<typename Kernel::converted>(std::move(names));
+  }
   constexpr const stmt_desc& d = Kernel::D;
   constexpr const order_plan& o = Kernel::O;
   for (std::size_t a = names.size(); a < d.nacc; ++a) names.push_back("t" + std::to_string(a));
