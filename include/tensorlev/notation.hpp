@@ -169,4 +169,15 @@ template <auto... Vars>
   requires(index_variable<decltype(Vars)> && ...)
 using loop_order_of = loop_order<decltype(Vars)::name...>;
 
+/// A schedule directive: precompute the expression over index variable V
+/// into a dense workspace (see compute() in codegen/kernel.hpp).
+template <char V>
+struct precompute_t {
+  static constexpr char var = V;
+};
+template <char V>
+constexpr precompute_t<V> precompute(index_var<V>) noexcept {
+  return {};
+}
+
 }  // namespace tensorlev

@@ -74,6 +74,14 @@ std::size_t count_mismatches(std::span<const V> got, const std::vector<V>& ref, 
   return bad;
 }
 
+/// Which components a tensor stores (its structure, explicit zeros included).
+template <class V, class F, class I>
+std::vector<char> stored_pattern(const tensor<V, F, I>& t) {
+  std::vector<char> p(dense_size(t.dims()), 0);
+  for_each_component(t, [&](const auto& x, const V&) { p[linear(t.dims(), std::span<const I>(x))] = 1; });
+  return p;
+}
+
 template <class F>
 std::string fname() {
   return std::string(F::name);

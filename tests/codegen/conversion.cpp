@@ -92,9 +92,9 @@ TEST(CodegenConversion, PrintedNestNamesTheScratchCopies) {
   EXPECT_NE(s1.find("scratch copies made first: x (ordered)"), std::string::npos) << s1;
   const std::string s2 = loop_nest(y(i), B(i, j) * z(j), {"y", "B", "z"});
   EXPECT_NE(s2.find("scratch copies made first: z (dense)"), std::string::npos) << s2;
-  using K = cg::kernel<decltype(y(i)), decltype(x(i) * z(i)), false>;
+  using K = cg::kernel<decltype(y(i)), decltype(x(i) * z(i)), false, 0>;
   static_assert(K::sorted_copies == 2 && K::dense_copies == 0);
-  using K2 = cg::kernel<decltype(y(i)), decltype(B(i, j) * x(j)), false>;
+  using K2 = cg::kernel<decltype(y(i)), decltype(B(i, j) * x(j)), false, 0>;
   static_assert(K2::dense_copies == 4);
 }
 

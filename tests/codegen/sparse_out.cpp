@@ -8,14 +8,6 @@ namespace {
 using namespace tltest;
 using namespace tensorlev::indices;
 
-// Which components a tensor stores (its structure, explicit zeros included).
-template <class V, class F, class I>
-std::vector<char> stored_pattern(const tensor<V, F, I>& t) {
-  std::vector<char> p(dense_size(t.dims()), 0);
-  for_each_component(t, [&](const auto& x, const V&) { p[linear(t.dims(), std::span<const I>(x))] = 1; });
-  return p;
-}
-
 template <class FC, class FA, class FB, int Op>
 std::size_t ew_case(int m, int n, double fa, double fb, std::mt19937_64& rng) {
   auto A = random_operand<FA>(std::array<int, 2>{m, n}, fa, rng);

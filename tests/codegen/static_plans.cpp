@@ -16,7 +16,7 @@ template <class F, char... V>
 using out = tensorlev::access<tensor<double, F>, V...>;
 
 template <class Out, class E, char... Order>
-using K = kernel<Out, E, false, Order...>;
+using K = kernel<Out, E, false, 0, Order...>;
 
 constexpr std::uint32_t bit(int s) { return std::uint32_t{1} << s; }
 

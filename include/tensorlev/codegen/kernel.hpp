@@ -57,6 +57,13 @@ constexpr bool check_plan() {
                 "blocked operand to CSR");
   static_assert(E != plan_error::computed_twice,
                 "tensorlev: two blocked operands compute the same index variable; convert one to CSR");
+  static_assert(E != plan_error::precompute_not_last,
+                "tensorlev: precompute(v) must name the variable of the output's last level (j in C(i,j) for CSR "
+                "or row-major dense C): the workspace is a dense row over that variable");
+  static_assert(E != plan_error::precompute_output,
+                "tensorlev: precompute needs an output whose levels above the precomputed variable are dense and "
+                "whose last level is dense or appended in order (CSR, sparse vector, dense), with the precomputed "
+                "variable's loop after the output's other variables");
   static_assert(E != plan_error::repeated_variable,
                 "tensorlev: an access uses the same index variable twice (e.g. A(i,i)); this is not supported");
   return true;
@@ -205,10 +212,10 @@ auto convert_operands(const X& x, scratch_copies& keep) {
   }
 }
 
-template <class Out, class E, bool Accumulate, char... Order>
+template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct kernel {
   static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
-  static constexpr order_plan O = make_order(D);
+  static constexpr order_plan O = make_order(D, Pre);
   static_assert(check_plan<O.error, O.error_acc>());
 
   using ptrs = decltype(std::tuple_cat(std::make_tuple(std::declval<Out>().operand()),
@@ -280,7 +287,7 @@ struct kernel {
   // nothing that can miss: every output component is written exactly once,
   // so the kernel stores instead of zero-filling and accumulating.
   static constexpr bool direct_store = [] {
-    if (Accumulate || O.out != out_kind::located || O.ra != 0) return false;
+    if (Accumulate || O.out != out_kind::located || O.ra != 0 || O.nterms > 1) return false;
     for (int dp = 0; dp <= O.out_last; ++dp) {
       bool is_out = false;
       for (std::size_t k = 0; k < D.acc[0].order; ++k) is_out = is_out || D.acc[0].vars[k] == O.vars[dp];
@@ -447,8 +454,21 @@ struct kernel {
   template <std::size_t Dp, mask_t Abs>
   static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
 
+  // Loop Dp. At the precompute depth, every top-level term runs its own
+  // loops (the others marked absent), scattering into the workspace.
   template <std::size_t Dp, mask_t Abs>
   static void loop(state& st, const cursor& cs, V& tgt) {
+    if constexpr (static_cast<int>(Dp) == O.scatter) {
+      [&]<std::size_t... T>(std::index_sequence<T...>) {
+        (loop_nest<Dp, Abs | O.term_others[T]>(st, cs, tgt), ...);
+      }(std::make_index_sequence<O.nterms>{});
+    } else {
+      loop_nest<Dp, Abs>(st, cs, tgt);
+    }
+  }
+
+  template <std::size_t Dp, mask_t Abs>
+  static void loop_nest(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
       if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st, cs);
     } else {
@@ -838,7 +858,7 @@ struct kernel {
   struct converted_t<Convert> {
     using E2 = std::remove_cvref_t<decltype(convert_operands<dense_copies, sorted_copies, 1>(
         std::declval<const E&>(), std::declval<scratch_copies&>()))>;
-    using type = kernel<Out, E2, Accumulate, Order...>;
+    using type = kernel<Out, E2, Accumulate, Pre, Order...>;
   };
   using converted = typename converted_t<>::type;
 
@@ -846,7 +866,7 @@ struct kernel {
     if constexpr ((dense_copies | sorted_copies) != 0) {
       scratch_copies keep;
       const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
-      kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Order...>::run(out, e2);
+      kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Pre, Order...>::run(out, e2);
     } else {
       run_converted(out, e);
     }
@@ -875,12 +895,23 @@ struct kernel {
       loop<0, 0>(st, cs, acc);
       o->value() += acc;
     } else if constexpr (appending && Accumulate) {
-      // out += e on a sparse output is out = old + e.
+      // out += e on a sparse output is out = old + e. When e sums over
+      // reduction variables, old must not be summed with it: e is computed
+      // into a temporary first, and out = old + temporary.
       using T = op_t<0>;
       const T old = *o;
       using old_access = decltype(rebind_access<Out>::make(&old));
-      kernel<Out, add_expr<old_access, E>, false, Order...>::run(
-          out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e});
+      if constexpr ((vars_under(D, D.root) & ~output_vars(D)) != 0) {
+        T tmp = *o;
+        const auto tmp_out = rebind_access<Out>::to(&tmp);
+        kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e);
+        using tmp_access = decltype(rebind_access<Out>::make(&tmp));
+        kernel<Out, add_expr<old_access, tmp_access>, false, Pre>::run(
+            out, add_expr<old_access, tmp_access>{rebind_access<Out>::make(&old), rebind_access<Out>::make(&tmp)});
+      } else {
+        kernel<Out, add_expr<old_access, E>, false, Pre, Order...>::run(
+            out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e});
+      }
     } else if constexpr (appending) {
       using T = op_t<0>;
       using F = typename T::format_type;
@@ -1018,15 +1049,15 @@ struct term_groups {
   }();
 };
 
-template <class Groups, std::size_t G, class Out, bool Accumulate, char... Order, class Terms>
+template <class Groups, std::size_t G, class Out, bool Accumulate, char Pre, char... Order, class Terms>
 void run_group(const Out& out, const Terms& ts) {
   const auto group = [&]<std::size_t... M>(std::index_sequence<M...>) {
     return sum_terms<Terms, Groups::template members<G>[M]...>(ts);
   }(std::make_index_sequence<Groups::template count<G>>{});
-  kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Order...>::run(out, group);
+  kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Pre, Order...>::run(out, group);
 }
 
-template <class Out, bool Accumulate, char... Order, class E>
+template <class Out, bool Accumulate, char Pre, char... Order, class E>
 void run_statement(const Out& out, const E& e) {
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   static_assert(reductions_uniform(d, d.root, true),
@@ -1048,11 +1079,11 @@ void run_statement(const Out& out, const E& e) {
   using terms_t = decltype(top_terms(e));
   using groups = term_groups<Out, terms_t>;
   if constexpr (groups::uniform) {
-    kernel<Out, E, Accumulate, Order...>::run(out, e);
+    kernel<Out, E, Accumulate, Pre, Order...>::run(out, e);
   } else {
     const terms_t ts = top_terms(e);
     [&]<std::size_t... G>(std::index_sequence<G...>) {
-      (run_group<groups, G, Out, Accumulate || G != 0, Order...>(out, ts), ...);
+      (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts), ...);
     }(std::make_index_sequence<groups::ngroups>{});
   }
 }
@@ -1072,7 +1103,7 @@ class access {
   template <expression E>
   access& operator=(const E& e) {
     static_assert(!std::is_const_v<T>, "tensorlev: cannot assign to a const tensor");
-    cg::run_statement<access, false>(*this, e);
+    cg::run_statement<access, false, 0>(*this, e);
     return *this;
   }
   access& operator=(const access& e) { return this->operator= <access>(e); }
@@ -1080,7 +1111,7 @@ class access {
   template <expression E>
   access& operator+=(const E& e) {
     static_assert(!std::is_const_v<T>, "tensorlev: cannot assign to a const tensor");
-    cg::run_statement<access, true>(*this, e);
+    cg::run_statement<access, true, 0>(*this, e);
     return *this;
   }
   template <detail::arithmetic_constant C>
@@ -1096,11 +1127,35 @@ class access {
 /// order: `compute(y(i), A(i,j) * x(j), loop_order<'j', 'i'>{})`.
 template <class Out, expression E, char... Order>
 void compute(const Out& out, const E& e, loop_order<Order...>) {
-  cg::run_statement<Out, false, Order...>(out, e);
+  cg::run_statement<Out, false, 0, Order...>(out, e);
 }
 template <class Out, expression E, char... Order>
 void compute_add(const Out& out, const E& e, loop_order<Order...>) {
-  cg::run_statement<Out, true, Order...>(out, e);
+  cg::run_statement<Out, true, 0, Order...>(out, e);
+}
+
+/// Runs `out = e` with the expression precomputed over `v` into a dense
+/// workspace (taco's workspaces): below the loops that bind the output's
+/// other variables, each top-level term is scattered into a dense row over
+/// v by its own loops, and the row is then appended to the output in
+/// order. `compute(C(i,j), A(i,j) + B(i,j), precompute(j))` is a row-wise
+/// sparse add (no merging of A's and B's rows); with `A(i,k) * B(k,j)` it
+/// is Gustavson's SpGEMM. v must be the output's last level's variable.
+template <class Out, expression E, char... Order, char P>
+void compute(const Out& out, const E& e, loop_order<Order...>, precompute_t<P>) {
+  cg::run_statement<Out, false, P, Order...>(out, e);
+}
+template <class Out, expression E, char P>
+void compute(const Out& out, const E& e, precompute_t<P>) {
+  cg::run_statement<Out, false, P>(out, e);
+}
+template <class Out, expression E, char... Order, char P>
+void compute_add(const Out& out, const E& e, loop_order<Order...>, precompute_t<P>) {
+  cg::run_statement<Out, true, P, Order...>(out, e);
+}
+template <class Out, expression E, char P>
+void compute_add(const Out& out, const E& e, precompute_t<P>) {
+  cg::run_statement<Out, true, P>(out, e);
 }
 
 }  // namespace tensorlev

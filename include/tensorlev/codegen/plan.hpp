@@ -30,7 +30,8 @@ enum class plan_error : int {
   repeated_variable,       // error_acc: an access uses one index variable twice
   computed_needs_locate,   // error_acc: an operand must be co-iterated over a blocked format's computed coordinate
   computed_twice,          // two blocked operands compute the same variable
-  output_on_right,         // reserved: checked at run time
+  precompute_not_last,     // precompute names a variable other than the output's last level's
+  precompute_output,       // precompute needs a dense-prefix output with a dense or appended last level
 };
 
 using mask_t = std::uint64_t;  // over accesses
@@ -59,6 +60,13 @@ struct order_plan {
   out_kind out = out_kind::located;
   int out_last = -1;  // loop depth binding the output's last variable (-1: scalar output)
   int ws_open = -1;   // workspace: depth of the loop binding the dense prefix's last variable (-1: none)
+  // precompute: from loop depth `scatter` down, each top-level term runs its
+  // own loops into the workspace (or the dense output), with the other
+  // terms' accesses marked absent (term_others[t]).
+  char pre = 0;
+  int scatter = -1;
+  std::size_t nterms = 0;
+  mask_t term_others[max_nodes]{};
   plan_error error = plan_error::none;
   int error_acc = -1;
 };
@@ -257,6 +265,70 @@ constexpr order_plan make_order(const stmt_desc& d) {
   }
   for (std::size_t x = 0; x < d.acc[0].order; ++x)
     o.out_last = var_pos(o, d.acc[0].vars[x]) > o.out_last ? var_pos(o, d.acc[0].vars[x]) : o.out_last;
+  return o;
+}
+
+// Accesses under node n.
+constexpr mask_t accesses_under(const stmt_desc& d, int n) {
+  const node& x = d.nodes[n];
+  if (x.kind == node_kind::access) return mask_t{1} << x.acc;
+  mask_t m = 0;
+  if (x.a >= 0) m |= accesses_under(d, x.a);
+  if (x.b >= 0) m |= accesses_under(d, x.b);
+  return m;
+}
+
+constexpr void collect_terms(const stmt_desc& d, int n, order_plan& o) {
+  const node& x = d.nodes[n];
+  if (x.kind == node_kind::add || x.kind == node_kind::sub) {
+    collect_terms(d, x.a, o);
+    collect_terms(d, x.b, o);
+  } else {
+    o.term_others[o.nterms++] = accesses_under(d, n);
+  }
+}
+
+/// The order plan with `precompute` of the expression over variable `pre`
+/// (the output's last level's variable) into a dense workspace, taco's
+/// workspace transformation: below the loops that bind the rest of the
+/// output, every top-level term is scattered into the workspace by its own
+/// loops, then the workspace is appended in order (or, for a dense output,
+/// the output itself is the workspace). Gustavson SpGEMM and row-wise
+/// sparse add are this schedule.
+constexpr order_plan make_order(const stmt_desc& d, char pre) {
+  order_plan o = make_order(d);
+  if (pre == 0 || o.error != plan_error::none) return o;
+  const access_desc& out = d.acc[0];
+  if (out.nlev == 0 || out.lev[out.nlev - 1].var != pre) {
+    o.error = plan_error::precompute_not_last;
+    return o;
+  }
+  const out_kind cand = output_kind(d);
+  if (cand == out_kind::append) {
+    o = order_for(d, out_kind::append);
+    if (o.error != plan_error::none) return o;
+    o.out = out_kind::workspace;
+  } else if (cand != out_kind::located) {
+    o.error = plan_error::precompute_output;
+    return o;
+  }
+  int prefix = -1;
+  for (std::size_t k = 0; k < out.order; ++k)
+    if (out.vars[k] != pre) prefix = var_pos(o, out.vars[k]) > prefix ? var_pos(o, out.vars[k]) : prefix;
+  if (var_pos(o, pre) < prefix) {
+    o.error = plan_error::precompute_output;
+    return o;
+  }
+  if (o.out == out_kind::workspace) o.ws_open = prefix;
+  o.out_last = -1;
+  for (std::size_t x = 0; x < out.order; ++x)
+    o.out_last = var_pos(o, out.vars[x]) > o.out_last ? var_pos(o, out.vars[x]) : o.out_last;
+  o.pre = pre;
+  o.scatter = prefix + 1;
+  collect_terms(d, d.root, o);
+  mask_t all = 0;
+  for (std::size_t t = 0; t < o.nterms; ++t) all |= o.term_others[t];
+  for (std::size_t t = 0; t < o.nterms; ++t) o.term_others[t] = all & ~o.term_others[t];
   return o;
 }
 
@@ -612,8 +684,11 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
       p.error_acc = it.acc;
     }
     // Deduplicate non-unique levels when merged with others, and when the
-    // loop appends output coordinates (each must be appended once).
-    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append));
+    // loop appends output coordinates or binds a workspace's dense prefix
+    // (each row must be appended, or flushed, once).
+    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append ||
+                                                     (o.out == out_kind::workspace &&
+                                                      static_cast<int>(depth) <= o.ws_open)));
     if (dedup && !it.coord && !lv.unique) {
       it.segment = true;
       if (static_cast<std::size_t>(it.lev) + 1 < ad.nlev &&
@@ -662,8 +737,13 @@ struct walk_result {
 constexpr std::uint32_t missable_located(const loop_plan& p);
 constexpr mask_t case_absent(const loop_plan& p, mask_t abs, std::uint32_t q, std::uint32_t found);
 
-constexpr void walk_plans(const stmt_desc& d, const order_plan& o, std::size_t depth, mask_t abs, walk_result& w) {
+constexpr void walk_plans(const stmt_desc& d, const order_plan& o, std::size_t depth, mask_t abs, walk_result& w,
+                          bool split = false) {
   if (depth == o.n || w.budget-- <= 0) return;
+  if (static_cast<int>(depth) == o.scatter && !split) {
+    for (std::size_t t = 0; t < o.nterms; ++t) walk_plans(d, o, depth, abs | o.term_others[t], w, true);
+    return;
+  }
   const loop_plan p = plan_loop(d, o, depth, abs);
   if (p.error == plan_error::unordered_merge) w.unordered |= std::uint64_t{1} << p.error_acc;
   if (p.zero) return;

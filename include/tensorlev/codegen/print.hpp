@@ -112,6 +112,19 @@ struct printer {
   }
 
   void emit(std::size_t depth, mask_t abs, int indent, const std::string& target) {
+    if (static_cast<int>(depth) == o.scatter) {
+      const std::string into = o.out == out_kind::workspace ? "w" : names[0];
+      for (std::size_t t = 0; t < o.nterms; ++t) {
+        if (!nonzero(d, d.root, abs | o.term_others[t])) continue;
+        if (o.nterms > 1) line(indent, "// term " + std::to_string(t + 1) + ", scattered into " + into);
+        emit_nest(depth, abs | o.term_others[t], indent, target);
+      }
+      return;
+    }
+    emit_nest(depth, abs, indent, target);
+  }
+
+  void emit_nest(std::size_t depth, mask_t abs, int indent, const std::string& target) {
     if (depth == o.n) {
       if (nonzero(d, d.root, abs)) line(indent, target + " += " + expr(d.root, abs) + ";");
       return;
@@ -335,7 +348,11 @@ std::string print_kernel(std::vector<std::string> names) {
   std::string order;
   for (std::size_t x = 0; x < o.n; ++x) order += (x ? ", " : "") + pr.var_name(o.vars[x]);
   const char* kinds[] = {"scalar", "dense (located)", "stream (sorted and packed)", "append", "workspace (Gustavson)"};
-  pr.line(0, "// loop order: " + order + "; output: " + kinds[static_cast<int>(o.out)]);
+  std::string kind = kinds[static_cast<int>(o.out)];
+  if (o.pre != 0)
+    kind = (o.out == out_kind::workspace ? "workspace w" : "dense") + std::string(", precomputed over ") +
+           pr.var_name(o.pre) + " term by term";
+  pr.line(0, "// loop order: " + order + "; output: " + kind);
   if (o.out == out_kind::scalar) {
     pr.line(0, "double acc = 0;");
     pr.emit(0, 0, 0, "acc");
@@ -352,12 +369,13 @@ std::string print_kernel(std::vector<std::string> names) {
 /// with optional operand names: the output first, then the right-hand
 /// side's tensors in order. For statements whose top-level terms have
 /// different reduction variables, one nest per group of terms is printed.
-template <class Out, expression E, char... Order>
-std::string loop_nest(const Out&, const E&, loop_order<Order...> = {}, std::vector<std::string> names = {}) {
+namespace cg {
+template <class Out, class E, char Pre, char... Order>
+std::string loop_nest_impl(std::vector<std::string> names) {
   using terms_t = decltype(cg::top_terms(std::declval<const E&>()));
   using groups = cg::term_groups<Out, terms_t>;
   if constexpr (groups::uniform) {
-    return cg::print_kernel<cg::kernel<Out, E, false, Order...>>(std::move(names));
+    return cg::print_kernel<cg::kernel<Out, E, false, Pre, Order...>>(std::move(names));
   } else {
     std::string s;
     [&]<std::size_t... G>(std::index_sequence<G...>) {
@@ -365,12 +383,28 @@ std::string loop_nest(const Out&, const E&, loop_order<Order...> = {}, std::vect
           [&] {
             using group_t = cg::group_type<groups, G, terms_t>;
             s += "// term group " + std::to_string(G + 1) + (G == 0 ? " (assigns)\n" : " (accumulates)\n");
-            s += cg::print_kernel<cg::kernel<Out, group_t, G != 0, Order...>>(names);
+            s += cg::print_kernel<cg::kernel<Out, group_t, G != 0, Pre, Order...>>(names);
           }(),
           ...);
     }(std::make_index_sequence<groups::ngroups>{});
     return s;
   }
+}
+}  // namespace cg
+
+template <class Out, expression E, char... Order>
+std::string loop_nest(const Out&, const E&, loop_order<Order...> = {}, std::vector<std::string> names = {}) {
+  return cg::loop_nest_impl<Out, E, 0, Order...>(std::move(names));
+}
+/// The loop nest of `compute(out, e, order, precompute(v))`.
+template <class Out, expression E, char... Order, char P>
+std::string loop_nest(const Out&, const E&, loop_order<Order...>, precompute_t<P>,
+                      std::vector<std::string> names = {}) {
+  return cg::loop_nest_impl<Out, E, P, Order...>(std::move(names));
+}
+template <class Out, expression E, char P>
+std::string loop_nest(const Out&, const E&, precompute_t<P>, std::vector<std::string> names = {}) {
+  return cg::loop_nest_impl<Out, E, P>(std::move(names));
 }
 template <class Out, expression E>
 std::string loop_nest(const Out& out, const E& e, std::vector<std::string> names) {
