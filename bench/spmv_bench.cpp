@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -138,6 +139,9 @@ void args(benchmark::internal::Benchmark* b) {
   b->Args({1000000, 8});   // 8e6 nonzeros, memory bound
   b->Args({2000, 200});    // long rows
   b->Unit(benchmark::kMicrosecond);
+  // On a shared, noisy machine the fastest repetition is the most stable
+  // estimate of the loop's own cost; compare the _min rows.
+  b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
 }
 
 }  // namespace

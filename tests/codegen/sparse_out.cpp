@@ -167,3 +167,99 @@ TEST(CodegenSparseOut, PlusEqualsKeepsExistingEntries) {
 }
 
 }  // namespace
+
+// Hashed outputs are assembled by insert: a symbolic pass counts each row's
+// distinct coordinates to size the buckets, then values are inserted in
+// loop order (any order: SpGEMM's i,k,j reaches a row's j repeatedly).
+TEST(CodegenSparseOut, InsertIntoHashedOutputs) {
+  using HR = tensor<double, hash_rows>;
+  using out_t = decltype(std::declval<HR&>()(i, j));
+  using sum_t = decltype(std::declval<const tensor<double, csr>&>()(i, j) +
+                         std::declval<const tensor<double, coo>&>()(i, j));
+  static_assert(cg::kernel<out_t, sum_t, false, 0>::O.out == cg::out_kind::insert);
+  std::mt19937_64 rng(45);
+  std::size_t bad = 0;
+  for (int m = 0; m <= 3; ++m)
+    for (int n = 0; n <= 3; ++n)
+      for (int p = 0; p <= 3; ++p)
+        for (double f : {0.0, 0.4, 1.0}) {
+          bad += spgemm_case<hash_rows, csr, csr>(m, n, p, f, rng);
+          bad += spgemm_case<hash_rows, coo, hash_rows>(m, n, p, f, rng);
+        }
+  bad += spgemm_case<hash_rows, csr, csr>(60, 50, 70, 0.06, rng);
+  for (int n = 0; n <= 6; ++n)
+    for (double f : {0.0, 0.5, 1.0}) {
+      auto x = random_operand<sparse_vector>(std::array<int, 1>{n}, f, rng);
+      auto z = random_operand<hash_vector>(std::array<int, 1>{n}, f, rng);
+      std::vector<double> ref(static_cast<std::size_t>(n));
+      std::size_t pattern = 0;
+      const auto px = stored_pattern(x.t), pz = stored_pattern(z.t);
+      for (int q = 0; q < n; ++q) ref[q] = 2.0 * x.d[q] - z.d[q], pattern += px[q] || pz[q];
+      tensor<double, hash_vector> y = pack<hash_vector>(coordinate_list<double, int>({n}));
+      y(i) = 2.0 * x.t(i) - z.t(i);
+      bad += mismatches(y, ref, "2x - z -> hash vector");
+      if (components(y) != pattern) ++bad, ADD_FAILURE() << "hash vector pattern " << components(y);
+      // += keeps the old entries.
+      for (int q = 0; q < n; ++q) ref[q] += x.d[q];
+      y(i) += x.t(i);
+      bad += mismatches(y, ref, "y += x into a hash vector");
+    }
+  // The symbolic pass counts distinct coordinates, so the buckets are those
+  // pack would choose for the result (not one per product reaching a row).
+  {
+    auto A = random_operand<csr>(std::array<int, 2>{40, 40}, 0.3, rng);
+    HR C = pack<hash_rows>(coordinate_list<double, int>({40, 40}));
+    C(i, j) = A.t(i, k) * A.t(k, j);
+    const HR repacked = pack<hash_rows>(to_coordinate_list(C));
+    EXPECT_EQ(C.level<1>().buckets(), repacked.level<1>().buckets());
+  }
+  tensor<double, csr> A = pack<csr>(coordinate_list<double, int>({2, 2}));
+  HR C = pack<hash_rows>(coordinate_list<double, int>({2, 2}));
+  const std::string s = loop_nest(C(i, j), A(i, k) * A(k, j), {"C", "A", "B"});
+  EXPECT_NE(s.find("output: insert"), std::string::npos) << s;
+  EXPECT_NE(s.find("C_insert(i, j)"), std::string::npos) << s;
+  EXPECT_EQ(bad, 0u);
+}
+
+// Outputs with several appendable levels (COO, DCSR, CSF) whose coordinates
+// the loops reach in order are assembled directly: a symbolic pass sizes
+// every level, a numeric pass appends. When they are not reached in order
+// (SpGEMM's i,k,j into DCSR) the entries are sorted and packed instead.
+TEST(CodegenSparseOut, AssemblyKinds) {
+  using COO = tensor<double, coo>;
+  using DC = tensor<double, dcsr>;
+  using coo_out = decltype(std::declval<COO&>()(i, j));
+  using dcsr_out = decltype(std::declval<DC&>()(i, j));
+  using coo_sum = decltype(std::declval<const COO&>()(i, j) + std::declval<const COO&>()(i, j));
+  using dcsr_mul = decltype(std::declval<const DC&>()(i, j) * std::declval<const tensor<double, csr>&>()(i, j));
+  using dcsr_gemm = decltype(std::declval<const DC&>()(i, k) * std::declval<const DC&>()(k, j));
+  static_assert(cg::kernel<coo_out, coo_sum, false, 0>::O.out == cg::out_kind::assemble);
+  static_assert(cg::kernel<dcsr_out, dcsr_mul, false, 0>::O.out == cg::out_kind::assemble);
+  static_assert(cg::kernel<dcsr_out, dcsr_gemm, false, 0>::O.out == cg::out_kind::stream);
+  std::mt19937_64 rng(46);
+  std::size_t bad = 0;
+  // += into an assembled output keeps the old entries; the result's levels
+  // are exactly those pack builds from the same components.
+  for (int m = 0; m <= 4; ++m)
+    for (int n = 0; n <= 4; ++n)
+      for (double f : {0.0, 0.5, 1.0}) {
+        auto A = random_operand<coo>(std::array<int, 2>{m, n}, f, rng);
+        auto B = random_operand<dcsr>(std::array<int, 2>{m, n}, f, rng);
+        std::vector<double> ref(A.d.size());
+        for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = A.d[x] - B.d[x];
+        DC C = pack<dcsr>(coordinate_list<double, int>({m, n}));
+        C(i, j) = A.t(i, j) - B.t(i, j);
+        bad += mismatches(C, ref, "COO - DCSR -> DCSR");
+        const DC repacked = pack<dcsr>(to_coordinate_list(C));
+        if (C.level<0>().pos() != repacked.level<0>().pos() || C.level<0>().crd() != repacked.level<0>().crd() ||
+            C.level<1>().pos() != repacked.level<1>().pos() || C.level<1>().crd() != repacked.level<1>().crd())
+          ++bad, ADD_FAILURE() << "DCSR levels differ from pack's";
+        for (std::size_t x = 0; x < ref.size(); ++x) ref[x] += A.d[x];
+        C(i, j) += A.t(i, j);
+        bad += mismatches(C, ref, "C += COO into DCSR");
+      }
+  COO C = pack<coo>(coordinate_list<double, int>({2, 2}));
+  const std::string s = loop_nest(C(i, j), C(i, j) + C(i, j), {"C", "A", "B"});
+  EXPECT_NE(s.find("output: assemble in order"), std::string::npos) << s;
+  EXPECT_EQ(bad, 0u);
+}

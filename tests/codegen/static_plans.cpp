@@ -78,11 +78,13 @@ static_assert(add_to_csr::O.out == out_kind::append, "CSR result appended in loo
 using spgemm = K<out<csr, 'i', 'j'>, mul_expr<in<csr, 'i', 'k'>, in<csr, 'k', 'j'>>>;
 static_assert(spgemm::O.out == out_kind::workspace && spgemm::O.vars[1] == 'k', "Gustavson: i, k, j with a workspace");
 using add_to_coo = K<out<coo, 'i', 'j'>, add_expr<in<coo, 'i', 'j'>, in<coo, 'i', 'j'>>>;
-static_assert(add_to_coo::O.out == out_kind::stream, "COO result: sorted stream assembled by pack");
+static_assert(add_to_coo::O.out == out_kind::assemble, "COO result: assembled in order (symbolic, numeric pass)");
+using ell_out = K<out<ell, 'i', 'j'>, add_expr<in<csr, 'i', 'j'>, in<csr, 'i', 'j'>>>;
+static_assert(ell_out::O.out == out_kind::stream, "derived maps (ELL): sorted stream packed");
 using dot = K<tensorlev::access<scalar<double>>, mul_expr<in<sparse_vector, 'i'>, in<dense_vector, 'i'>>>;
 static_assert(dot::O.out == out_kind::scalar);
 using hash_out = K<out<hash_vector, 'i'>, mul_expr<in<csr, 'i', 'j'>, in<dense_vector, 'j'>>>;
-static_assert(hash_out::O.out == out_kind::stream, "hashed results are inserted by pack");
+static_assert(hash_out::O.out == out_kind::insert, "hashed results: symbolic pass, then insert");
 
 // --- printed loop nests
 using namespace tensorlev::indices;

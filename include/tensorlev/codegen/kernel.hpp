@@ -280,7 +280,28 @@ struct kernel {
   }
   // Whether the values of bound variables are needed (random-access
   // operands, outputs written by coordinates).
-  static constexpr bool keep_var_val = O.ra != 0 || O.out == out_kind::stream || appending || D.ncomp > 0;
+  static constexpr bool inserting = O.out == out_kind::insert;
+  static constexpr bool assembling = O.out == out_kind::assemble;
+  static constexpr bool keep_var_val = O.ra != 0 || emits_coordinates(O.out) || appending || D.ncomp > 0;
+  // Assemble outputs: the dense prefix's length.
+  static constexpr std::size_t out_prefix = [] {
+    std::size_t f = 0;
+    while (f < D.acc[0].nlev && dense_level_desc(D.acc[0].lev[f])) ++f;
+    return f;
+  }();
+
+  // Assemble outputs: per level, positions counted so far, the current
+  // coordinate and position, and where the current parent's children begin.
+  struct assembly {
+    bool counting = true;
+    bool any = false;
+    I prefix_pos = 0;
+    I cnt[ML]{};
+    I crd[ML]{};
+    I pos[ML]{};
+    I parent[ML]{};
+    I begin[ML]{};
+  };
 
   // `=` into a dense output where the outermost loops bind exactly the
   // output's variables, each over its full extent with one lattice point and
@@ -326,6 +347,12 @@ struct kernel {
     V* ws;                     // workspace: dense row over the last output variable
     unsigned char* mark;       // which workspace entries hold a coordinate
     std::vector<I>* touched;   // those coordinates, in the order first reached
+    // insert outputs: the symbolic pass counts children per parent position
+    // (a marker per coordinate keeps repeats under one parent from counting)
+    bool counting;
+    I* counts;
+    I* seen;
+    assembly* as;
   };
 
   static constexpr std::size_t var_index(char v) {
@@ -336,7 +363,7 @@ struct kernel {
 
   template <std::size_t A, std::size_t K>
   static const auto& level_of(const state& st) {
-    if constexpr (A == 0 && appending)
+    if constexpr (A == 0 && (appending || inserting || assembling))
       return std::get<K>(*st.out_levels);
     else
       return std::get<K>(std::get<A>(st.ops)->levels());
@@ -362,6 +389,84 @@ struct kernel {
         st.ws[x] += value;
       }
     }
+  }
+
+  // Position of the output's first NP (dense) levels at the bound variables.
+  template <std::size_t NP>
+  static I locate_out_prefix(state& st) {
+    I p = 0;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (
+          [&] {
+            st.crd[0][K] = st.var_val[var_index(D.acc[0].lev[K].var)];
+            p = std::get<K>(*st.out_levels).locate(p, ancestors<I>(st.crd[0], K), st.crd[0][K]).pos;
+          }(),
+          ...);
+    }(std::make_index_sequence<NP>{});
+    return p;
+  }
+
+  // Insert outputs: the output coordinate is located through the dense
+  // prefix; the symbolic pass counts it, the numeric pass inserts it into
+  // the last level (if new) and accumulates the value at its position.
+  static void emit_inserted(state& st, const V& value) {
+    const I p = locate_out_prefix<out_last_level>(st);
+    const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
+    if (st.counting) {
+      if (st.seen == nullptr) {
+        ++st.counts[static_cast<std::size_t>(p)];  // an upper bound
+      } else if (st.seen[static_cast<std::size_t>(c)] != p + 1) {
+        st.seen[static_cast<std::size_t>(c)] = p + 1;
+        ++st.counts[static_cast<std::size_t>(p)];
+      }
+      return;
+    }
+    auto& lvl = std::get<out_last_level>(*st.out_levels);
+    const located<I> r = lvl.locate(p, ancestors<I>(st.crd[0], out_last_level), c);
+    if (!r.found) lvl.insert_coord(r.pos, c);
+    (*st.out_vals)[static_cast<std::size_t>(r.pos)] += value;
+  }
+
+  // Assemble outputs: coordinates arrive in lexicographic order of the
+  // output's levels. The first level whose coordinate differs from the
+  // previous entry's (or the first appendable level, when the dense prefix
+  // moved on) and every level below get a new position; below a non-unique
+  // level every entry does. An entry equal to the previous one adds to it.
+  static void emit_assembled(state& st, const V& value) {
+    assembly& as = *st.as;
+    constexpr std::size_t L = D.acc[0].nlev;
+    const I p = locate_out_prefix<out_prefix>(st);
+    std::size_t first = L;
+    if (!as.any || p != as.prefix_pos) first = out_prefix;
+    for (std::size_t k = out_prefix; k < L && first == L; ++k)
+      if (st.var_val[var_index(D.acc[0].lev[k].var)] != as.crd[k]) first = k;
+    if (first == L) {  // the same coordinates again
+      if (!as.counting) st.out_vals->back() += value;
+      return;
+    }
+    for (std::size_t k = out_prefix; k < first; ++k)
+      if (!D.acc[0].lev[k].unique) first = k;
+    as.any = true;
+    as.prefix_pos = p;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (
+          [&] {
+            constexpr std::size_t k = out_prefix + K;
+            if (k < first) return;
+            const I c = st.var_val[var_index(D.acc[0].lev[k].var)];
+            const I parent = k == out_prefix ? p : as.pos[k - 1];
+            const I q = as.cnt[k]++;
+            as.crd[k] = c;
+            as.pos[k] = q;
+            if (as.counting) return;
+            auto& lvl = std::get<k>(*st.out_levels);
+            lvl.append_coord(q, c);
+            if (q == 0 || as.parent[k] != parent) as.parent[k] = parent, as.begin[k] = q;
+            lvl.append_edges(parent, as.begin[k], q + 1);
+          }(),
+          ...);
+    }(std::make_index_sequence<L - out_prefix>{});
+    if (!as.counting) st.out_vals->push_back(value);
   }
 
   // Appends the workspace's coordinates in order under the dense prefix's
@@ -774,6 +879,16 @@ struct kernel {
         else
           loop<Dp + 1, Abs>(st, cs, acc);
         emit_appended(st, acc);
+      } else if constexpr (P.out_done && (inserting || assembling)) {
+        V acc{};
+        if constexpr (Dp + 1 == O.n)
+          acc = eval_root<Abs>(st, cs);
+        else
+          loop<Dp + 1, Abs>(st, cs, acc);
+        if constexpr (inserting)
+          emit_inserted(st, acc);
+        else
+          emit_assembled(st, acc);
       } else if constexpr (P.out_done && O.out == out_kind::stream) {
         // Every output variable is bound: sum the remaining (reduction)
         // loops into a local and emit one (coordinates, value) pair.
@@ -873,7 +988,22 @@ struct kernel {
   }
 
   static void run_converted(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, nullptr, nullptr, nullptr, I(0), nullptr, nullptr, nullptr};
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)),
+             &e,
+             {},
+             {},
+             {},
+             nullptr,
+             nullptr,
+             nullptr,
+             I(0),
+             nullptr,
+             nullptr,
+             nullptr,
+             false,
+             nullptr,
+             nullptr,
+             nullptr};
     check_dims(st, st.extent);
     [&]<std::size_t... A>(std::index_sequence<A...>) {
       (
@@ -894,7 +1024,7 @@ struct kernel {
       V acc{};
       loop<0, 0>(st, cs, acc);
       o->value() += acc;
-    } else if constexpr (appending && Accumulate) {
+    } else if constexpr ((appending || inserting || assembling) && Accumulate) {
       // out += e on a sparse output is out = old + e. When e sums over
       // reduction variables, old must not be summed with it: e is computed
       // into a temporary first, and out = old + temporary.
@@ -941,6 +1071,79 @@ struct kernel {
       loop<0, 0>(st, cs, unused);
       if constexpr (O.out == out_kind::workspace && O.ws_open < 0) flush_workspace(st, I(0));
       std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
+      *o = T(o->dims(), std::move(lv), std::move(vals));
+    } else if constexpr (inserting) {
+      using T = op_t<0>;
+      using F = typename T::format_type;
+      auto shape = [&](std::size_t k, std::size_t max_children) {
+        return level_shape<I>{o->dims()[F::maps[k].dim], 0, max_children, {}};
+      };
+      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return out_levels_t(std::tuple_element_t<K, out_levels_t>(shape(K, 0))...);
+      }(std::make_index_sequence<T::num_levels>{});
+      I parent_size = 1;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((parent_size = std::get<K>(lv).size(parent_size)), ...);
+      }(std::make_index_sequence<out_last_level>{});
+      st.out_levels = &lv;
+      // Symbolic pass: children per parent position.
+      std::vector<I> counts(static_cast<std::size_t>(parent_size), I(0));
+      // The marker costs one index per coordinate of the last level; past
+      // 2^24 coordinates (a huge hash vector) repeats are counted instead,
+      // which only overestimates the buckets needed.
+      const auto last_extent = static_cast<std::size_t>(o->dims()[F::maps[out_last_level].dim]);
+      std::vector<I> seen(last_extent <= (std::size_t{1} << 24) ? last_extent : 0, I(0));
+      st.counting = true;
+      st.counts = counts.data();
+      st.seen = seen.size() == last_extent ? seen.data() : nullptr;
+      V unused{};
+      loop<0, 0>(st, cs, unused);
+      const I most = counts.empty() ? I(0) : *std::max_element(counts.begin(), counts.end());
+      // Numeric pass: the last level sized for the most children, then
+      // every value inserted.
+      using LL = std::tuple_element_t<out_last_level, out_levels_t>;
+      std::get<out_last_level>(lv) = LL(shape(out_last_level, static_cast<std::size_t>(most)));
+      const I size = std::get<out_last_level>(lv).size(parent_size);
+      std::get<out_last_level>(lv).insert_init(parent_size, size);
+      std::vector<V> vals(static_cast<std::size_t>(size), V{});
+      st.out_vals = &vals;
+      st.counting = false;
+      loop<0, 0>(st, cs, unused);
+      std::get<out_last_level>(lv).insert_finalize(parent_size, size);
+      *o = T(o->dims(), std::move(lv), std::move(vals));
+    } else if constexpr (assembling) {
+      using T = op_t<0>;
+      using F = typename T::format_type;
+      constexpr std::size_t L = T::num_levels;
+      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return out_levels_t(
+            std::tuple_element_t<K, out_levels_t>(level_shape<I>{o->dims()[F::maps[K].dim], 0, 0, {}})...);
+      }(std::make_index_sequence<L>{});
+      I prefix_size = 1;
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        ((prefix_size = std::get<K>(lv).size(prefix_size)), ...);
+      }(std::make_index_sequence<out_prefix>{});
+      st.out_levels = &lv;
+      // Symbolic pass: positions per level.
+      assembly as;
+      st.as = &as;
+      V unused{};
+      loop<0, 0>(st, cs, unused);
+      const assembly counted = as;
+      // Numeric pass: every level sized, then appended in order.
+      auto parent_size = [&](std::size_t k) { return k == out_prefix ? prefix_size : counted.cnt[k - 1]; };
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (std::get<out_prefix + K>(lv).append_init(parent_size(out_prefix + K), counted.cnt[out_prefix + K]), ...);
+      }(std::make_index_sequence<L - out_prefix>{});
+      std::vector<V> vals;
+      vals.reserve(static_cast<std::size_t>(counted.cnt[L - 1]));
+      st.out_vals = &vals;
+      as = assembly{};
+      as.counting = false;
+      loop<0, 0>(st, cs, unused);
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (std::get<out_prefix + K>(lv).append_finalize(parent_size(out_prefix + K), counted.cnt[out_prefix + K]), ...);
+      }(std::make_index_sequence<L - out_prefix>{});
       *o = T(o->dims(), std::move(lv), std::move(vals));
     } else if constexpr (O.out == out_kind::stream) {
       using T = op_t<0>;

@@ -47,7 +47,21 @@ enum class out_kind : unsigned char {
               // sparse vector): the last level is appended in loop order
   workspace,  // as append, but reductions run between the dense prefix and
               // the last level (Gustavson SpGEMM): a dense workspace row
+  insert,     // dense levels, then one insertable level (hash rows, hash
+              // vector): a symbolic pass counts each parent's children to
+              // size the level, then a numeric pass inserts in any order
+  assemble,   // dense levels, then ordered appendable levels (DCSR, CSF, COO):
+              // output coordinates are reached in order, once each; a
+              // symbolic pass counts each level's positions (sizing pos and
+              // crd), then a numeric pass appends
 };
+
+/// Whether the output is written by coordinates in any loop order (the
+/// output does not constrain the order).
+constexpr bool by_coordinates(out_kind k) { return k == out_kind::stream || k == out_kind::insert; }
+/// Whether the output is written once all its variables are bound, from
+/// their values (it is not an iterator of the loops).
+constexpr bool emits_coordinates(out_kind k) { return by_coordinates(k) || k == out_kind::assemble; }
 
 struct order_plan {
   std::size_t n = 0;
@@ -84,7 +98,7 @@ constexpr bool all_locatable(const stmt_desc& d, std::size_t a) {
 }
 
 constexpr bool constrains_order(const order_plan& o, std::size_t a) {
-  if (a == 0 && (o.out == out_kind::stream || o.out == out_kind::scalar)) return false;
+  if (a == 0 && (by_coordinates(o.out) || o.out == out_kind::scalar)) return false;
   return ((o.ra >> a) & 1U) == 0;
 }
 
@@ -104,11 +118,28 @@ constexpr out_kind output_kind(const stmt_desc& d) {
   bool dense = true;
   for (std::size_t k = 0; k < o.nlev; ++k) dense = dense && dense_level_desc(o.lev[k]);
   if (dense) return out_kind::located;
-  for (std::size_t k = 0; k + 1 < o.nlev; ++k)
-    if (!dense_level_desc(o.lev[k])) return out_kind::stream;
-  const level_desc& last = o.lev[o.nlev - 1];
-  if (last.appendable && last.unique && last.ordered && !last.branchless) return out_kind::append;
-  return out_kind::stream;
+  std::size_t prefix = 0;
+  while (prefix < o.nlev && dense_level_desc(o.lev[prefix])) ++prefix;
+  if (prefix + 1 == o.nlev) {
+    const level_desc& last = o.lev[o.nlev - 1];
+    if (last.appendable && last.unique && last.ordered && !last.branchless) return out_kind::append;
+    if (last.insertable && last.locatable && last.unique) return out_kind::insert;
+  }
+  // Ordered appendable levels below the dense prefix; below a non-unique
+  // level (COO's rows) only singletons, and a singleton only below a
+  // non-unique level or another singleton (one child per parent).
+  bool below_non_unique = false;
+  for (std::size_t k = prefix; k < o.nlev; ++k) {
+    const level_desc& l = o.lev[k];
+    if (!l.appendable || !l.ordered) return out_kind::stream;
+    if (l.branchless) {
+      if (k == prefix || !below_non_unique) return out_kind::stream;
+    } else if (below_non_unique) {
+      return out_kind::stream;
+    }
+    if (!l.unique) below_non_unique = true;
+  }
+  return out_kind::assemble;
 }
 
 constexpr order_plan topo_order(const stmt_desc& d, int skip, std::uint64_t ra, out_kind out) {
@@ -226,6 +257,26 @@ constexpr bool append_feasible(const stmt_desc& d, const order_plan& o) {
   return true;
 }
 
+// Whether the assemble output of plan o sees its coordinates in order: the
+// output's variables are the outermost loops, and each enumerates its
+// coordinates in increasing order (ordered or full locatable input levels).
+constexpr bool assemble_feasible(const stmt_desc& d, const order_plan& o) {
+  if ((o.ra & 1U) != 0) return false;
+  const access_desc& out = d.acc[0];
+  for (std::size_t x = 0; x < o.n; ++x) {
+    bool is_out = false;
+    for (std::size_t k = 0; k < out.order; ++k) is_out = is_out || out.vars[k] == o.vars[x];
+    if (is_out && x >= out.order) return false;
+    if (!is_out) continue;
+    for (std::size_t a = 1; a < d.nacc; ++a)
+      for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
+        const level_desc& l = d.acc[a].lev[k];
+        if (l.var == o.vars[x] && !l.ordered && !(l.locatable && l.full)) return false;
+      }
+  }
+  return true;
+}
+
 constexpr order_plan make_order(const stmt_desc& d) {
   order_plan o;
   for (std::size_t a = 0; a < d.nacc; ++a)
@@ -244,6 +295,8 @@ constexpr order_plan make_order(const stmt_desc& d) {
       }
   const out_kind cand = output_kind(d);
   o = order_for(d, cand);
+  if (cand == out_kind::assemble && !(o.error == plan_error::none && assemble_feasible(d, o)))
+    o = order_for(d, out_kind::stream);
   if (cand == out_kind::append) {
     bool ok = o.error == plan_error::none && append_feasible(d, o);
     if (ok) {
@@ -531,10 +584,10 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
   int iter_of_acc[max_accesses];
   for (auto& x : iter_of_acc) x = -1;
   // Iterators: present accesses whose next level binds the variable.
-  if (o.out == out_kind::stream) p.out_done = static_cast<int>(depth) == o.out_last;
+  if (emits_coordinates(o.out)) p.out_done = static_cast<int>(depth) == o.out_last;
   for (std::size_t a = 0; a < d.nacc; ++a) {
     if (absent(abs, static_cast<int>(a))) continue;
-    if (a == 0 && o.out == out_kind::stream) continue;
+    if (a == 0 && emits_coordinates(o.out)) continue;
     if ((o.ra >> a) & 1U) {
       int last = -1;
       for (std::size_t k = 0; k < d.acc[a].nlev; ++k)

@@ -286,6 +286,10 @@ struct printer {
         std::string slot;
         if (o.out == out_kind::stream)
           slot = names[0] + "_stream(" + out_coords() + ")";
+        else if (o.out == out_kind::assemble)
+          slot = names[0] + "_assemble(" + out_coords() + ")";
+        else if (o.out == out_kind::insert)
+          slot = names[0] + "_insert(" + out_coords() + ")";
         else if (o.out == out_kind::append)
           slot = names[0] + "_append(" + v + ")";
         else if (o.out == out_kind::workspace)
@@ -347,7 +351,13 @@ std::string print_kernel(std::vector<std::string> names) {
   printer pr{d, o, names, code, std::vector<std::string>(d.nacc, "0"), std::vector<std::string>(d.nacc), {}, {}};
   std::string order;
   for (std::size_t x = 0; x < o.n; ++x) order += (x ? ", " : "") + pr.var_name(o.vars[x]);
-  const char* kinds[] = {"scalar", "dense (located)", "stream (sorted and packed)", "append", "workspace (Gustavson)"};
+  const char* kinds[] = {"scalar",
+                         "dense (located)",
+                         "stream (sorted and packed)",
+                         "append",
+                         "workspace (Gustavson)",
+                         "insert (a symbolic pass sizes the last level, then a numeric pass inserts)",
+                         "assemble in order (a symbolic pass sizes every level, then a numeric pass appends)"};
   std::string kind = kinds[static_cast<int>(o.out)];
   if (o.pre != 0)
     kind = (o.out == out_kind::workspace ? "workspace w" : "dense") + std::string(", precomputed over ") +
