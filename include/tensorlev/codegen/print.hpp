@@ -58,6 +58,7 @@ struct printer {
   std::vector<std::string> hi;                     // current segment end per access ("" if pos + 1)
   std::string out;
   std::string expr_text;
+  bool store = false;  // the kernel stores into a dense output (each component written once)
 
   void line(int indent, const std::string& s) {
     out.append(static_cast<std::size_t>(2 * indent), ' ');
@@ -296,12 +297,13 @@ struct printer {
           slot = "w[" + v + "]";
         else if (o.out == out_kind::located)
           slot = names[0] + "_vals[" + pos[0] + "]";
+        const std::string op = store && o.out == out_kind::located ? " = " : " += ";
         if (reduce) {
           line(in, "double acc = 0;");
           emit(depth + 1, next, in, "acc");
-          line(in, slot + " += acc;");
+          line(in, slot + op + "acc;");
         } else {
-          line(in, slot + " += " + expr(d.root, next) + ";");
+          line(in, slot + op + expr(d.root, next) + ";");
         }
       } else {
         emit(depth + 1, next, in, target);
@@ -348,7 +350,8 @@ std::string print_kernel(std::vector<std::string> names) {
         }(),
         ...);
   }(std::make_index_sequence<Kernel::NA>{});
-  printer pr{d, o, names, code, std::vector<std::string>(d.nacc, "0"), std::vector<std::string>(d.nacc), {}, {}};
+  printer pr{d, o, names, code, std::vector<std::string>(d.nacc, "0"), std::vector<std::string>(d.nacc), {}, {},
+             Kernel::direct_store};
   std::string order;
   for (std::size_t x = 0; x < o.n; ++x) order += (x ? ", " : "") + pr.var_name(o.vars[x]);
   const char* kinds[] = {"scalar",
