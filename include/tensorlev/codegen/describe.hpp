@@ -140,11 +140,6 @@ struct operand_traits<tensor<V, F, I>> {
   using format = F;
   static constexpr std::size_t order = F::order;
   static constexpr std::size_t nlev = F::num_levels;
-  static constexpr bool mode_maps_only = [] {
-    for (const auto& m : F::maps)
-      if (m.kind != map_kind::mode) return false;
-    return true;
-  }();
 };
 template <class V>
 struct operand_traits<scalar<V>> {
@@ -152,7 +147,6 @@ struct operand_traits<scalar<V>> {
   using index_type = void;
   static constexpr std::size_t order = 0;
   static constexpr std::size_t nlev = 0;
-  static constexpr bool mode_maps_only = true;
 };
 template <class T>
 struct operand_traits<const T> : operand_traits<T> {};

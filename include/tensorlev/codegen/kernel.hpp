@@ -846,7 +846,6 @@ struct kernel {
     } else if constexpr (P.it[It].located && P.it[It].may_miss) {
       constexpr std::size_t A = static_cast<std::size_t>(P.it[It].acc), K = static_cast<std::size_t>(P.it[It].lev);
       bool found;
-      const cursor before = cs;
       if constexpr (P.it[It].chain) {
         found = locate_chain<A>(st, cs);
       } else {
@@ -858,7 +857,6 @@ struct kernel {
       if (found) {
         with_found<Dp, Abs, Qm, It + 1, Found | (std::uint32_t{1} << It)>(st, cs, tgt, i);
       } else {
-        cs = before;
         with_found<Dp, Abs, Qm, It + 1, Found>(st, cs, tgt, i);
       }
     } else {
