@@ -161,6 +161,16 @@ TEST(CodegenSparseOut, ThirdOrderIntoCOO) {
           tensor<double, csf> Q = pack<csf>(coordinate_list<double, int>({I, J, K}));
           Q(i, j, k) = B.t(i, j, k) + Cc.t(i, j, k);
           bad += mismatches(Q, plus, "PLUS COO + CSF -> CSF");
+          // A dense level above two compressed ones (assembled below the
+          // dense prefix), and COO3 + CSF with products into it.
+          using dcc = format<levels<dense<>, compressed<>, compressed<>>>;
+          tensor<double, dcc> R = pack<dcc>(coordinate_list<double, int>({I, J, K}));
+          R(i, j, k) = B.t(i, j, k) + Cc.t(i, j, k);
+          bad += mismatches(R, plus, "PLUS COO + CSF -> (dense, compressed, compressed)");
+          std::vector<double> had(B.d.size());
+          for (std::size_t x = 0; x < had.size(); ++x) had[x] = B.d[x] * Cc.d[x] * c.d[x % static_cast<std::size_t>(K)];
+          R(i, j, k) = B.t(i, j, k) * Cc.t(i, j, k) * c.t(k);
+          bad += mismatches(R, had, "COO * CSF * c -> (dense, compressed, compressed)");
         }
   EXPECT_EQ(bad, 0u);
 }
