@@ -55,6 +55,13 @@ TEST(CodegenSparseOut, Sums) {
   bad += ew_sweep<csr, hash_rows, coo_aos, 0>(rng);
   bad += ew_sweep<hash_rows, csr, dense_row_major, 0>(rng);
   bad += ew_sweep<csc, csc, dense_col_major, 0>(rng);
+  // Derived level maps (ELL's slot, DIA's diagonal, BCSR's blocks) loop
+  // over private variables above the rows: a CSR result cannot be appended
+  // row by row then, and must be assembled another way.
+  bad += ew_sweep<csr, ell, csr, 0>(rng);
+  bad += ew_sweep<csr, dia, coo, 0>(rng);
+  bad += ew_sweep<dcsr, ell, dia, 0>(rng);
+  bad += ew_sweep<dense_row_major, dia, bcsr<2>, 0>(rng);
   EXPECT_EQ(bad, 0u);
 }
 
@@ -65,6 +72,9 @@ TEST(CodegenSparseOut, ElementwiseProducts) {
   bad += ew_sweep<csr, csr, coo, 1>(rng);
   bad += ew_sweep<coo, coo, coo, 1>(rng);
   bad += ew_sweep<dcsr, dcsr, hash_rows, 1>(rng);
+  bad += ew_sweep<csr, bcsr<2>, dense_row_major, 1>(rng);
+  bad += ew_sweep<csr, csb<2>, dense_row_major, 1>(rng);
+  bad += ew_sweep<hash_rows, ell, csr, 1>(rng);
   EXPECT_EQ(bad, 0u);
 }
 

@@ -63,7 +63,8 @@ constexpr bool check_plan() {
   static_assert(E != plan_error::precompute_output,
                 "tensorlev: precompute needs an output whose levels above the precomputed variable are dense and "
                 "whose last level is dense or appended in order (CSR, sparse vector, dense), with the precomputed "
-                "variable's loop after the output's other variables");
+                "variable's loop after the output's other variables and, for an appended output, no other loop "
+                "(e.g. ELL's slot or DIA's diagonal) above them; convert such operands to CSR first");
   static_assert(E != plan_error::repeated_variable,
                 "tensorlev: an access uses the same index variable twice (e.g. A(i,i)); this is not supported");
   return true;
@@ -1180,14 +1181,31 @@ auto top_terms(const E& e) {
   }
 }
 
+// Which terms may share one loop nest: those with the same reduction
+// variables. A term whose operands iterate private variables (ELL's slot,
+// DIA's diagonal, block coordinates) runs alone: another term in its nest
+// would be visited once per value of them.
+struct term_key {
+  std::uint64_t lo = 0, hi = 0;  // reduction variables, by character
+  std::size_t alone = 0;         // 1 + the term's index when it must run alone
+  constexpr bool operator==(const term_key&) const = default;
+};
+
 template <class Out, class T>
-constexpr std::uint32_t reduction_key() {
+constexpr term_key reduction_key(std::size_t index) {
   constexpr stmt_desc d = describe<Out, T, false>();
-  // Variables of the term that the output does not have, as characters.
-  std::uint32_t key = 0;
+  term_key key;
   const std::uint32_t red = vars_under(d, d.root) & ~output_vars(d);
-  for (std::size_t v = 0; v < d.nvars; ++v)
-    if ((red >> v) & 1U) key |= std::uint32_t{1} << (static_cast<unsigned char>(d.vars[v]) % 32);
+  for (std::size_t v = 0; v < d.nvars; ++v) {
+    if (((red >> v) & 1U) == 0) continue;
+    const auto c = static_cast<unsigned char>(d.vars[v]);
+    if (is_private_var(d.vars[v]))
+      key.alone = index + 1;
+    else if (c < 64)
+      key.lo |= std::uint64_t{1} << c;
+    else
+      key.hi |= std::uint64_t{1} << ((c - 64) % 64);
+  }
   return key;
 }
 
@@ -1208,15 +1226,15 @@ template <class Out, class Terms>
 struct term_groups {
   static constexpr std::size_t NT = std::tuple_size_v<Terms>;
   static constexpr auto keys = []<std::size_t... X>(std::index_sequence<X...>) {
-    return std::array<std::uint32_t, NT>{reduction_key<Out, std::tuple_element_t<X, Terms>>()...};
+    return std::array<term_key, NT>{reduction_key<Out, std::tuple_element_t<X, Terms>>(X)...};
   }(std::make_index_sequence<NT>{});
   static constexpr bool uniform = [] {
     for (auto k : keys)
       if (k != keys[0]) return false;
     return true;
   }();
-  static constexpr std::array<std::uint32_t, NT> distinct_keys = [] {
-    std::array<std::uint32_t, NT> out{};
+  static constexpr std::array<term_key, NT> distinct_keys = [] {
+    std::array<term_key, NT> out{};
     std::size_t n = 0;
     for (std::size_t t = 0; t < NT; ++t) {
       bool seen = false;

@@ -307,6 +307,15 @@ constexpr order_plan make_order(const stmt_desc& d) {
         prefix = var_pos(o, out.lev[k].var) > prefix ? var_pos(o, out.lev[k].var) : prefix;
       const int last = var_pos(o, out.lev[out.nlev - 1].var);
       if (last < prefix) ok = false;
+      // Every loop down to the prefix's last variable must bind an output
+      // variable: a loop over anything else (a reduction, or a derived
+      // level's private variable such as ELL's slot or DIA's diagonal) would
+      // revisit output rows, and a row can be appended only once.
+      for (int x = 0; x <= prefix && ok; ++x) {
+        bool is_out = false;
+        for (std::size_t k = 0; k < out.order; ++k) is_out = is_out || out.vars[k] == o.vars[x];
+        if (!is_out) ok = false;
+      }
       for (int x = prefix + 1; x < last && ok; ++x) {
         bool is_out = false;
         for (std::size_t k = 0; k < out.order; ++k) is_out = is_out || out.vars[k] == o.vars[x];
@@ -372,6 +381,16 @@ constexpr order_plan make_order(const stmt_desc& d, char pre) {
     o.error = plan_error::precompute_output;
     return o;
   }
+  // The loops above the workspace must bind the output's other variables
+  // only (each row's workspace is flushed once).
+  for (int x = 0; x <= prefix; ++x) {
+    bool is_out = false;
+    for (std::size_t k = 0; k < out.order; ++k) is_out = is_out || out.vars[k] == o.vars[x];
+    if (!is_out && o.out == out_kind::workspace) {
+      o.error = plan_error::precompute_output;
+      return o;
+    }
+  }
   if (o.out == out_kind::workspace) o.ws_open = prefix;
   o.out_last = -1;
   for (std::size_t x = 0; x < out.order; ++x)
@@ -390,9 +409,14 @@ constexpr std::uint32_t vars_under(const stmt_desc& d, int n) {
   const node& x = d.nodes[n];
   std::uint32_t m = 0;
   if (x.kind == node_kind::access) {
+    // The access's logical variables, and the private variables of its
+    // derived levels (iterated only by it).
     for (std::size_t k = 0; k < d.acc[x.acc].order; ++k)
       for (std::size_t v = 0; v < d.nvars; ++v)
         if (d.vars[v] == d.acc[x.acc].vars[k]) m |= std::uint32_t{1} << v;
+    for (std::size_t k = 0; k < d.acc[x.acc].nlev; ++k)
+      for (std::size_t v = 0; v < d.nvars; ++v)
+        if (d.vars[v] == d.acc[x.acc].lev[k].var && is_private_var(d.vars[v])) m |= std::uint32_t{1} << v;
     return m;
   }
   if (x.a >= 0) m |= vars_under(d, x.a);

@@ -1,0 +1,180 @@
+#pragma once
+/// @file explore.hpp
+/// tl-explore's internal interface: the kernels and formats it knows, the
+/// problem handed to a kernel, the hand-written reference and the per-format
+/// runner. Light on purpose (no code generator), so that main.cpp and
+/// reference.cpp compile quickly; the generated kernels live in the k_*.cpp
+/// translation units (see kernels_impl.hpp).
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <tensorlev/coordinate_list.hpp>
+
+namespace tlx {
+
+using index_t = std::int32_t;
+using cplx = std::complex<double>;
+template <class V>
+using coo_list = tensorlev::coordinate_list<V, index_t>;
+
+enum class kernel_id : int { spmv, spmm, add, spgemm, sddmm, ttv, ttm, mttkrp, innerprod, plus };
+inline constexpr std::size_t num_kernels = 10;
+
+/// How a dense operand's columns are sized.
+enum class col_kind { one, cols, rank };
+struct operand_info {
+  std::string_view name;
+  int row_dim;  ///< dimension of the input tensor giving the operand's rows
+  col_kind cols;
+};
+
+struct kernel_info {
+  std::string_view name;
+  std::string_view statement;
+  int order;  ///< order of the input: 2 (.mtx) or 3 (.tns)
+  int num_operands;
+  operand_info operands[2];
+  std::string_view result;  ///< how the result is stored
+};
+
+inline constexpr kernel_info kernels[num_kernels] = {
+    {"spmv", "y(i) = A(i,j) * x(j)", 2, 1, {{"x", 1, col_kind::one}, {}}, "dense vector"},
+    {"spmm", "C(i,k) = A(i,j) * B(j,k)", 2, 1, {{"B", 1, col_kind::cols}, {}}, "dense row-major"},
+    {"add", "C(i,j) = A(i,j) + At(i,j)   (At = A^T, square A)", 2, 0, {}, "CSR"},
+    {"spgemm", "C(i,j) = A(i,k) * A(k,j)   (square A)", 2, 0, {}, "CSR"},
+    {"sddmm", "C(i,j) = A(i,j) * U(i,k) * V(j,k)", 2, 2, {{"U", 0, col_kind::rank}, {"V", 1, col_kind::rank}}, "CSR"},
+    {"ttv", "Y(i,j) = B(i,j,k) * c(k)", 3, 1, {{"c", 2, col_kind::one}, {}}, "dense row-major"},
+    {"ttm", "Y(i,j,l) = B(i,j,k) * M(k,l)", 3, 1, {{"M", 2, col_kind::rank}, {}}, "dense 3-tensor"},
+    {"mttkrp", "Y(i,l) = B(i,j,k) * M(j,l) * N(k,l)", 3, 2, {{"M", 1, col_kind::rank}, {"N", 2, col_kind::rank}},
+     "dense row-major"},
+    {"innerprod", "a = B(i,j,k) * B(i,j,k)", 3, 0, {}, "scalar"},
+    {"plus", "C(i,j,k) = B(i,j,k) + B(i,j,k)", 3, 0, {}, "COO (order 3)"},
+};
+
+/// Command-line names of the formats, in the order of the type lists in
+/// kernels_impl.hpp.
+inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr", "ell",
+                                                      "dia", "bcsr4", "csb", "hash-rows", "dense"};
+inline constexpr std::string_view matrix_format_desc[] = {
+    "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
+    "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
+    "format<levels<dense<>, hashed<>>> (hash rows)",       "dense row-major"};
+inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
+inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};
+inline constexpr std::string_view tensor_format_desc[] = {"COO of order 3", "CSF (compressed fibers)",
+                                                          "dense row-major 3-tensor"};
+inline constexpr std::size_t num_tensor_formats = std::size(tensor_formats);
+
+/// The command-line name of format f of the list for the given order.
+constexpr std::string_view format_name(int order, std::size_t f) {
+  if (order == 2) return f < num_matrix_formats ? matrix_formats[f] : std::string_view("?");
+  return f < num_tensor_formats ? tensor_formats[f] : std::string_view("?");
+}
+
+enum matrix_format : std::size_t { f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense };
+enum tensor_format : std::size_t { f_coo3, f_csf, f_dense3 };
+
+/// Why format f (index into the list for the kernel's order) cannot be used
+/// with kernel k, or nullptr when it can. The kernel translation units
+/// instantiate exactly the supported combinations.
+constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
+  const bool blocked = f == f_bcsr4 || f == f_csb;
+  if ((k == kernel_id::add || k == kernel_id::spgemm) && blocked)
+    return "both operands would be blocked and compute the same index variables, which the code generator "
+           "rejects at compile time (it asks to convert one operand to CSR); not run with a mixed format";
+  return nullptr;
+}
+
+/// A dense operand, row-major.
+template <class V>
+struct dense_operand {
+  index_t rows = 0, cols = 0;
+  std::vector<V> data;
+};
+
+/// Everything a kernel run needs; built once per input file.
+template <class V>
+struct problem {
+  coo_list<V> A;   ///< the input matrix or 3-tensor, as read (COO)
+  coo_list<V> At;  ///< add: the transpose of A (else empty)
+  std::vector<dense_operand<V>> operands;  ///< in the order of kernel_info::operands
+};
+
+/// The reference result, computed by plain loops over A's coordinate list.
+template <class V>
+struct reference {
+  bool sparse = false;
+  std::vector<std::uint64_t> dims;                ///< result dims (empty: scalar)
+  std::vector<V> dense;                           ///< dense or scalar result, row-major
+  std::unordered_map<std::uint64_t, V> entries;   ///< sparse result: row-major linear index -> value
+  double max_abs = 0;                             ///< max |reference value|
+  double flops = 0;                               ///< useful flops of one kernel run (see --help)
+};
+
+template <class V>
+reference<V> compute_reference(kernel_id k, const problem<V>& p);
+/// Max |got - ref| for a dense (or scalar) result stored row-major.
+template <class V>
+double dense_error(const reference<V>& ref, const V* got, std::size_t n);
+/// Max |got - ref| over the union of both patterns for a sparse result.
+template <class V>
+double sparse_error(const reference<V>& ref, const coo_list<V>& got);
+
+/// The result of one format, kept for --output.
+template <class V>
+struct result_tensor {
+  bool present = false;
+  bool dense = false;
+  std::vector<index_t> dims;  ///< empty for a scalar
+  std::vector<V> values;      ///< dense: row-major values
+  coo_list<V> entries;        ///< sparse: stored components
+};
+
+struct run_options {
+  int reps = 5;
+};
+
+struct format_result {
+  std::string format;
+  double convert_ms = 0;
+  double kernel_ms = 0;
+  double gflops = 0;
+  double max_abs_err = 0;
+};
+
+/// Packs p.A (and p.At) into format F (index into the kernel's format list),
+/// runs kernel K opt.reps times, compares the last result with ref. Fills
+/// *out with the result when out is not null. Defined in kernels_impl.hpp,
+/// instantiated in the k_*.cpp files.
+template <kernel_id K, class V, std::size_t F>
+format_result run_format(const problem<V>& p, const reference<V>& ref, const run_options& opt, result_tensor<V>* out);
+
+template <class V>
+using runner = format_result (*)(const problem<V>&, const reference<V>&, const run_options&, result_tensor<V>*);
+
+/// The runners of each kernel, indexed by format (nullptr: unsupported).
+/// Defined in k_<kernel>_<real|complex>.cpp (TLX_DEFINE_TABLE); the pointer
+/// argument only selects the value type. Third-order kernels are real only.
+#define TLX_DECLARE_TABLE(K)                             \
+  std::span<const runner<double>> table_##K(const double*); \
+  std::span<const runner<cplx>> table_##K(const cplx*);
+TLX_DECLARE_TABLE(spmv)
+TLX_DECLARE_TABLE(spmm)
+TLX_DECLARE_TABLE(add)
+TLX_DECLARE_TABLE(spgemm)
+TLX_DECLARE_TABLE(sddmm)
+#undef TLX_DECLARE_TABLE
+std::span<const runner<double>> table_ttv(const double*);
+std::span<const runner<double>> table_ttm(const double*);
+std::span<const runner<double>> table_mttkrp(const double*);
+std::span<const runner<double>> table_innerprod(const double*);
+std::span<const runner<double>> table_plus(const double*);
+
+}  // namespace tlx
