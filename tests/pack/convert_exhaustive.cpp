@@ -32,8 +32,12 @@ std::size_t count_check(std::size_t got, std::size_t expected, const std::string
 
 // Packs the case into Source, checks it, converts to every target (keeping
 // and dropping stored zeros), checks values and, for formats without
-// padding, the exact number of stored components.
-std::size_t check_case(const tltest::random_case<V, I, N>& c, std::size_t distinct, const std::string& where) {
+// padding, the exact number of stored components. keep_padding = false
+// skips the conversions that keep stored zeros when the source pads (DIA of
+// a random 10^5-nonzero matrix stores ~30x that many zeros; the exhaustive
+// cases cover keeping them).
+std::size_t check_case(const tltest::random_case<V, I, N>& c, std::size_t distinct, const std::string& where,
+                       bool keep_padding = true) {
   std::size_t nonzeros = 0;
   for (const V& v : c.dense) nonzeros += v != V{};
   const auto src = pack<Source>(c.list);
@@ -44,10 +48,11 @@ std::size_t check_case(const tltest::random_case<V, I, N>& c, std::size_t distin
       [&]<class... G>(G...) {
         (
             [&] {
-              const auto kept = convert<G>(src);
               const auto dropped = convert<G>(src, stored_zeros::drop);
-              bad += tltest::mismatches(kept, c.dense, where + " convert to " + label<G>());
               bad += tltest::mismatches(dropped, c.dense, where + " convert (drop zeros) to " + label<G>());
+              if (!keep_padding && !tltest::no_padding<Source>) return;
+              const auto kept = convert<G>(src);
+              bad += tltest::mismatches(kept, c.dense, where + " convert to " + label<G>());
               if constexpr (tltest::no_padding<G>) {
                 bad += count_check(tltest::components(dropped), nonzeros, where + " drop zeros " + label<G>());
                 if constexpr (tltest::no_padding<Source>)
@@ -100,5 +105,5 @@ TEST(ConvertRandom, About1e5Nonzeros) {
   for (std::size_t d = 0; d < N; ++d) dims[d] = sizes[N - 1][d];
   const std::size_t nnz = 100000;
   auto c = tltest::make_case<V, I, N>(dims, nnz, 5000, rng);
-  EXPECT_EQ(check_case(c, nnz, "random 1e5"), 0u);
+  EXPECT_EQ(check_case(c, nnz, "random 1e5", false), 0u);
 }
