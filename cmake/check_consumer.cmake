@@ -1,14 +1,20 @@
 # Installs tensorlev from a build tree and builds and runs tests/cmake/consumer
 # against the installed package, as an outside project would:
-#   cmake -DBUILD=<tensorlev build dir> -DSRC=<consumer dir> -DWORK=<scratch dir> -DCXX=<compiler> -P check_consumer.cmake
+#   cmake -DBUILD=<tensorlev build dir> -DSRC=<consumer dir> -DWORK=<scratch dir> -DCXX=<compiler>
+#         [-DKOKKOS_DIR=<KokkosConfig.cmake's folder>] -P check_consumer.cmake
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/install RESULT_VARIABLE rc
                 OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed")
 endif()
+set(extra "")
+if(KOKKOS_DIR)
+  set(extra -DKokkos_DIR=${KOKKOS_DIR})
+endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${WORK}/build -DCMAKE_PREFIX_PATH=${WORK}/install
-                        -DCMAKE_CXX_COMPILER=${CXX} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+                        -DCMAKE_CXX_COMPILER=${CXX} ${extra} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                        ERROR_VARIABLE out)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "consumer configure failed:\n${out}")
 endif()

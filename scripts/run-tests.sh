@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up and runs every test: installs dependencies, configures, builds and
-# runs ctest. Usage: scripts/run-tests.sh [--sanitize] [build-dir] [extra cmake args...]
+# Sets up and runs every test: installs dependencies, builds Kokkos with
+# OpenMP into a cache folder (scripts/build-kokkos.sh, once), configures,
+# builds and runs ctest. Usage: scripts/run-tests.sh [--sanitize] [build-dir] [extra cmake args...]
 #   --sanitize  build tests, examples and tl-explore with AddressSanitizer and
 #               UndefinedBehaviorSanitizer (tests at -O0) and fail on any
 #               report; this is what CI runs.
@@ -16,6 +17,9 @@ fi
 build=${1:-$root/build}
 shift || true
 "$root/scripts/install-deps.sh"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${san[@]}" "$@"
+# Kokkos with OpenMP for the parallel tests (built once, then reused).
+kokkos=$("$root/scripts/build-kokkos.sh" | tail -1)
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
+  "${san[@]}" "$@"
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"

@@ -94,8 +94,12 @@ TEST(CodegenPrint, SpMVCSRShowsInlinedLevelFunctions) {
   tensor<double, dense_vector> x({2}), y({2});
   const std::string s = loop_nest(y(i), A(i, j) * x(j), {"y", "A", "x"});
   for (const char* want : {"loop order: i, j", "A2_pos[pA1]", "A2_pos[pA1 + 1]", "int j = A2_crd[pA2];",
-                           "acc += A_vals[pA2] * x_vals[px1];", "y_vals[py1] = acc;"})
+                           "acc += A_vals[pA2] * x_vals[px1];", "y_vals[py1] = acc;",
+                           "on a parallel executor: the i loop runs in chunks"})
     EXPECT_NE(s.find(want), std::string::npos) << "missing '" << want << "' in\n" << s;
+  tensor<double, csc> B = pack<csc>(coordinate_list<double, int>({2, 2}));
+  const std::string t = loop_nest(y(i), B(i, j) * x(j), {"y", "B", "x"});
+  EXPECT_NE(t.find("on a parallel executor: serial"), std::string::npos) << t;
 }
 
 TEST(CodegenPrint, SumMergesAndAppends) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "../execution.hpp"
 #include "../formats.hpp"
 #include "../pack.hpp"
 #include "describe.hpp"
@@ -354,6 +355,10 @@ struct kernel {
     I* counts;
     I* seen;
     assembly* as;
+    // chunked runs: loop 0 covers [chunk_lo, chunk_hi) of its range only
+    bool chunked;
+    I chunk_lo;
+    I chunk_hi;
   };
 
   static constexpr std::size_t var_index(char v) {
@@ -587,6 +592,9 @@ struct kernel {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
           (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
         }(std::make_index_sequence<NM>{});
+        if constexpr (Dp == 0 && Abs == 0 && parallel_outer) {
+          if (st.chunked) cur[0] = st.chunk_lo, end[0] = st.chunk_hi;
+        }
         [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
           (point<Dp, Abs, Pt>(st, cs, tgt, cur, end), ...);
         }(std::make_index_sequence<P.np>{});
@@ -923,6 +931,99 @@ struct kernel {
     }
   }
 
+  // ---- parallel outer loop ----------------------------------------------------
+  //
+  // The outermost loop runs in chunks on an executor when every chunk
+  // writes its own part of the output: a dense (located) output whose first
+  // level is bound by that loop (rows of y or C), or a scalar (each chunk
+  // sums into its own partial; the partials are added in chunk order, so
+  // the result does not depend on the number of threads). The loop must
+  // have one iterator and one lattice point, i.e. one range to split; a
+  // run of equal coordinates (a COO row) is never split. Everything else
+  // (merged outer loops, scatters into the output, sparse outputs) runs
+  // serially for now.
+  static constexpr bool parallel_outer = [] {
+    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
+    const loop_plan p = plan_loop(D, O, 0, 0);
+    if (p.zero || p.error != plan_error::none || p.nm != 1 || p.np != 1 || p.merged[0] == -2 || p.computed >= 0)
+      return false;
+    if (O.out == out_kind::scalar) return true;
+    if (O.out != out_kind::located || D.acc[0].nlev == 0) return false;
+    // A coordinate may repeat in a non-unique level (COO's rows): chunks are
+    // cut between runs, which are contiguous only if the level is ordered.
+    if (p.merged[0] >= 0) {
+      const level_desc& lv = D.acc[p.it[p.merged[0]].acc].lev[p.it[p.merged[0]].lev];
+      if (!lv.unique && !lv.ordered) return false;
+    }
+    return D.acc[0].lev[0].var == O.vars[0] && dense_level_desc(D.acc[0].lev[0]);
+  }();
+  // Whether chunk boundaries must move to the start of a run of equal
+  // coordinates (the outer loop iterates positions of a non-unique level).
+  static constexpr bool align_chunks = [] {
+    if (!parallel_outer) return false;
+    const loop_plan p = plan_loop(D, O, 0, 0);
+    if (p.nm == 0 || p.merged[0] < 0) return false;
+    return !D.acc[p.it[p.merged[0]].acc].lev[p.it[p.merged[0]].lev].unique;
+  }();
+  static constexpr std::size_t max_chunks = 1024;
+
+  // Boundaries of loop 0's chunks in its iterator's range (positions or
+  // coordinates): n + 1 values, n <= max_chunks; none inside a run of
+  // equal coordinates.
+  static std::vector<I> chunk_bounds(const state& st, const cursor& cs) {
+    I lo{}, hi{};
+    init_slot<0, 0, 0>(st, cs, lo, hi);
+    if (hi <= lo) return {};
+    const auto range = static_cast<std::size_t>(hi - lo);
+    const std::size_t n = range < max_chunks ? range : max_chunks;
+    std::vector<I> bounds(n + 1);
+    for (std::size_t c = 0; c <= n; ++c)
+      bounds[c] = lo + static_cast<I>((range / n) * c + (c < range % n ? c : range % n));
+    if constexpr (align_chunks) {
+      // Move each boundary to the start of a run of equal coordinates.
+      for (std::size_t c = 1; c < n; ++c) {
+        I b = bounds[c] > bounds[c - 1] ? bounds[c] : bounds[c - 1];
+        if (b > lo && b < hi) {
+          I prev{}, next{};
+          slot_coord<0, 0, 0>(st, b - 1, prev);
+          while (b < hi && slot_coord<0, 0, 0>(st, b, next) && next == prev) ++b;
+        }
+        bounds[c] = b;
+      }
+    }
+    return bounds;
+  }
+
+  // Runs loop 0 in chunks on ex; returns the chunks' targets summed in
+  // chunk order.
+  static V run_chunked(const state& st, const cursor& cs, const executor& ex) {
+    const std::vector<I> bounds = chunk_bounds(st, cs);
+    if (bounds.empty()) return V{};
+    const std::size_t n = bounds.size() - 1;
+    std::vector<V> partial(n, V{});
+    struct context {
+      const state* st;
+      const cursor* cs;
+      const I* bounds;
+      V* partial;
+    } ctx{&st, &cs, bounds.data(), partial.data()};
+    ex.for_chunks(
+        n,
+        [](void* p, std::size_t c) {
+          const context& x = *static_cast<const context*>(p);
+          if (x.bounds[c] >= x.bounds[c + 1]) return;
+          state local = *x.st;
+          local.chunked = true, local.chunk_lo = x.bounds[c], local.chunk_hi = x.bounds[c + 1];
+          V acc{};
+          loop<0, 0>(local, *x.cs, acc);
+          x.partial[c] = acc;
+        },
+        &ctx);
+    V sum{};
+    for (const V& v : partial) sum += v;
+    return sum;
+  }
+
   // ---- entry ------------------------------------------------------------------
 
   static void check_dims(const state& st, I* extent) {
@@ -976,17 +1077,27 @@ struct kernel {
   };
   using converted = typename converted_t<>::type;
 
-  static void run(const Out& out, const E& e) {
+  static void run(const Out& out, const E& e, const executor& ex = serial) {
     if constexpr ((dense_copies | sorted_copies) != 0) {
       scratch_copies keep;
       const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
-      kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Pre, Order...>::run(out, e2);
+      kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Pre, Order...>::run(out, e2, ex);
     } else {
-      run_converted(out, e);
+      run_converted(out, e, ex);
     }
   }
 
-  static void run_converted(const Out& out, const E& e) {
+  // For tests: the chunk boundaries run_chunked would use for out = e.
+  static std::vector<I> outer_chunks(const Out& out, const E& e)
+    requires parallel_outer
+  {
+    state st = make_state(out, e);
+    cursor cs{};
+    for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
+    return chunk_bounds(st, cs);
+  }
+
+  static state make_state(const Out& out, const E& e) {
     state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)),
              &e,
              {},
@@ -1002,8 +1113,16 @@ struct kernel {
              false,
              nullptr,
              nullptr,
-             nullptr};
+             nullptr,
+             false,
+             I(0),
+             I(0)};
     check_dims(st, st.extent);
+    return st;
+  }
+
+  static void run_converted(const Out& out, const E& e, [[maybe_unused]] const executor& ex) {
+    state st = make_state(out, e);
     [&]<std::size_t... A>(std::index_sequence<A...>) {
       (
           [&] {
@@ -1021,7 +1140,12 @@ struct kernel {
     if constexpr (detail::is_scalar_v<op_t<0>>) {
       if constexpr (!Accumulate) o->value() = V{};
       V acc{};
-      loop<0, 0>(st, cs, acc);
+      if constexpr (parallel_outer) {
+        if (ex.parallel()) acc = run_chunked(st, cs, ex);
+        else loop<0, 0>(st, cs, acc);
+      } else {
+        loop<0, 0>(st, cs, acc);
+      }
       o->value() += acc;
     } else if constexpr ((appending || inserting || assembling) && Accumulate) {
       // out += e on a sparse output is out = old + e. When e sums over
@@ -1033,13 +1157,14 @@ struct kernel {
       if constexpr ((vars_under(D, D.root) & ~output_vars(D)) != 0) {
         T tmp = *o;
         const auto tmp_out = rebind_access<Out>::to(&tmp);
-        kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e);
+        kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e, ex);
         using tmp_access = decltype(rebind_access<Out>::make(&tmp));
         kernel<Out, add_expr<old_access, tmp_access>, false, Pre>::run(
-            out, add_expr<old_access, tmp_access>{rebind_access<Out>::make(&old), rebind_access<Out>::make(&tmp)});
+            out, add_expr<old_access, tmp_access>{rebind_access<Out>::make(&old), rebind_access<Out>::make(&tmp)},
+            ex);
       } else {
         kernel<Out, add_expr<old_access, E>, false, Pre, Order...>::run(
-            out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e});
+            out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e}, ex);
       }
     } else if constexpr (appending) {
       using T = op_t<0>;
@@ -1156,6 +1281,12 @@ struct kernel {
       if constexpr (!Accumulate && !direct_store)
         for (auto& v : o->values()) v = V{};
       V unused{};
+      if constexpr (parallel_outer) {
+        if (ex.parallel()) {
+          (void)run_chunked(st, cs, ex);
+          return;
+        }
+      }
       loop<0, 0>(st, cs, unused);
     }
   }
@@ -1269,15 +1400,15 @@ struct term_groups {
 };
 
 template <class Groups, std::size_t G, class Out, bool Accumulate, char Pre, char... Order, class Terms>
-void run_group(const Out& out, const Terms& ts) {
+void run_group(const Out& out, const Terms& ts, const executor& ex) {
   const auto group = [&]<std::size_t... M>(std::index_sequence<M...>) {
     return sum_terms<Terms, Groups::template members<G>[M]...>(ts);
   }(std::make_index_sequence<Groups::template count<G>>{});
-  kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Pre, Order...>::run(out, group);
+  kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Pre, Order...>::run(out, group, ex);
 }
 
 template <class Out, bool Accumulate, char Pre, char... Order, class E>
-void run_statement(const Out& out, const E& e) {
+void run_statement(const Out& out, const E& e, const executor& ex = serial) {
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   static_assert(reductions_uniform(d, d.root, true),
                 "tensorlev: a reduction variable is used on only one side of a + or - that is nested inside a "
@@ -1298,14 +1429,45 @@ void run_statement(const Out& out, const E& e) {
   using terms_t = decltype(top_terms(e));
   using groups = term_groups<Out, terms_t>;
   if constexpr (groups::uniform) {
-    kernel<Out, E, Accumulate, Pre, Order...>::run(out, e);
+    kernel<Out, E, Accumulate, Pre, Order...>::run(out, e, ex);
   } else {
     const terms_t ts = top_terms(e);
     [&]<std::size_t... G>(std::index_sequence<G...>) {
-      (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts), ...);
+      (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts, ex), ...);
     }(std::make_index_sequence<groups::ngroups>{});
   }
 }
+
+// The schedule arguments of compute(executor, ...): at most one loop_order
+// and one precompute, in that order.
+template <class... S>
+struct schedule_args {
+  static_assert(sizeof...(S) == 0, "tensorlev: compute's schedule is [loop_order<...>{}] [, precompute(v)]");
+};
+template <class... S>
+using order_of = typename schedule_args<S...>::order;
+template <class... S>
+using precompute_of = typename schedule_args<S...>::pre;
+template <>
+struct schedule_args<> {
+  using order = loop_order<>;
+  using pre = precompute_t<0>;
+};
+template <char... O>
+struct schedule_args<loop_order<O...>> {
+  using order = loop_order<O...>;
+  using pre = precompute_t<0>;
+};
+template <char P>
+struct schedule_args<precompute_t<P>> {
+  using order = loop_order<>;
+  using pre = precompute_t<P>;
+};
+template <char... O, char P>
+struct schedule_args<loop_order<O...>, precompute_t<P>> {
+  using order = loop_order<O...>;
+  using pre = precompute_t<P>;
+};
 
 }  // namespace cg
 
@@ -1376,5 +1538,30 @@ template <class Out, expression E, char P>
 void compute_add(const Out& out, const E& e, precompute_t<P>) {
   cg::run_statement<Out, true, P>(out, e);
 }
+
+/// Runs `out = e` on an executor (`serial`, or `kokkos_executor<Space>` from
+/// tensorlev/kokkos.hpp): `compute(exec, y(i), A(i, j) * x(j))`. The result
+/// is the serial one; where the outer loop cannot be split without races
+/// (see `splits_outer_loop_v`) the kernel runs serially.
+template <class Out, expression E, class... Schedule>
+void compute(const executor& ex, const Out& out, const E& e, Schedule...) {
+  [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
+    cg::run_statement<Out, false, P, Order...>(out, e, ex);
+  }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
+}
+/// `out += e` on an executor.
+template <class Out, expression E, class... Schedule>
+void compute_add(const executor& ex, const Out& out, const E& e, Schedule...) {
+  [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
+    cg::run_statement<Out, true, P, Order...>(out, e, ex);
+  }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
+}
+
+/// Whether `out = e` splits its outermost loop into chunks on a parallel
+/// executor: `splits_outer_loop_v<decltype(y(i)), decltype(A(i, j) * x(j))>`.
+template <class Out, class E, class Order = loop_order<>>
+constexpr bool splits_outer_loop_v = []<char... O>(loop_order<O...>) {
+  return cg::kernel<Out, E, false, 0, O...>::converted::parallel_outer;
+}(Order{});
 
 }  // namespace tensorlev

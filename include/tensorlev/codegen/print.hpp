@@ -366,6 +366,12 @@ std::string print_kernel(std::vector<std::string> names) {
     kind = (o.out == out_kind::workspace ? "workspace w" : "dense") + std::string(", precomputed over ") +
            pr.var_name(o.pre) + " term by term";
   pr.line(0, "// loop order: " + order + "; output: " + kind);
+  if constexpr (Kernel::parallel_outer)
+    pr.line(0, std::string("// on a parallel executor: the ") + pr.var_name(o.vars[0]) + " loop runs in chunks" +
+                   (Kernel::align_chunks ? " cut between runs of equal coordinates" : "") +
+                   (o.out == out_kind::scalar ? ", one partial sum each, added in chunk order" : ""));
+  else
+    pr.line(0, "// on a parallel executor: serial (the outer loop cannot be split without races)");
   if (o.out == out_kind::scalar) {
     pr.line(0, "double acc = 0;");
     pr.emit(0, 0, 0, "acc");
