@@ -117,7 +117,7 @@ void print_help(std::ostream& os) {
         "  --formats LIST     comma-separated format names; default: every format the kernel supports that can\n"
         "                     hold the input (dense formats are skipped above 2^28 elements or 2^30 multiply-adds,\n"
         "                     ELL and DIA above 2^28 stored values, CSB above 2^24 blocks; the reason is printed)\n"
-        "  --threads N        only 1: parallel execution does not exist yet\n"
+        "  --threads N        only 1: tl-explore does not run kernels on Kokkos yet\n"
         "  --reps R           kernel runs per format, median reported (default 5)\n"
         "  --rank R           columns of U, V (sddmm), M (ttm), M, N (mttkrp) (default 16)\n"
         "  --cols N           columns of B (spmm) (default 16)\n"
@@ -213,7 +213,7 @@ cli parse_args(int argc, char** argv) {
       const std::string v = arg();
       const int t = parse_number<int>(name, v, 1, 1 << 20);
       if (t != 1)
-        throw usage_error("--threads " + v + ": parallel execution does not exist yet; only --threads 1 is accepted");
+        throw usage_error("--threads " + v + ": tl-explore does not run kernels on Kokkos yet; only --threads 1 is accepted");
     } else if (name == "--reps") {
       c.reps = parse_number<int>(name, arg(), 1, 1000000);
     } else if (name == "--rank") {
