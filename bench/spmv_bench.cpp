@@ -13,6 +13,7 @@
 
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/formats.hpp"
+#include "random_matrix.hpp"
 #include "tensorlev/pack.hpp"
 
 namespace {
@@ -27,31 +28,19 @@ struct problem {
   Eigen::VectorXd x_eigen;
 };
 
-// n x n, about `per_row` uniformly random nonzeros per row.
+// n x n, `per_row` uniformly random columns per row (random_matrix.hpp).
 const problem& get(int n, int per_row) {
   static std::vector<std::pair<std::pair<int, int>, problem*>> cache;
   for (auto& [key, p] : cache)
     if (key == std::make_pair(n, per_row)) return *p;
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> col(0, n - 1);
-  std::uniform_real_distribution<double> val(-1, 1);
-  coordinate_list<double, int> l({n, n});
+  const tlbench::random_problem r = tlbench::random_rows(n, per_row);
   std::vector<Eigen::Triplet<double, int>> trips;
-  for (int r = 0; r < n; ++r)
-    for (int k = 0; k < per_row; ++k) {
-      const int c = col(rng);
-      const double v = val(rng);
-      l.push_back({r, c}, v);
-      trips.emplace_back(r, c, v);
-    }
-  coordinate_list<double, int> lx({n});
+  trips.reserve(r.matrix.size());
+  const int* x = r.matrix.raw_coords().data();
+  for (std::size_t e = 0; e < r.matrix.size(); ++e) trips.emplace_back(x[2 * e], x[2 * e + 1], r.matrix.value(e));
   Eigen::VectorXd xe(n);
-  for (int c = 0; c < n; ++c) {
-    const double v = val(rng);
-    lx.push_back({c}, v);
-    xe[c] = v;
-  }
-  auto* p = new problem{pack<csr>(l), pack<coo>(l), pack<dense_vector>(lx), {}, xe};
+  for (int c = 0; c < n; ++c) xe[c] = r.vector.value(static_cast<std::size_t>(c));
+  auto* p = new problem{pack<csr>(r.matrix), pack<coo>(r.matrix), pack<dense_vector>(r.vector), {}, xe};
   p->A_eigen.resize(n, n);
   p->A_eigen.setFromTriplets(trips.begin(), trips.end());
   cache.push_back({{n, per_row}, p});

@@ -14,6 +14,7 @@
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/kokkos.hpp"
+#include "random_matrix.hpp"
 #include "tensorlev/pack.hpp"
 
 namespace {
@@ -26,20 +27,14 @@ struct problem {
   tensor<double, dense_vector> x;
 };
 
-// n x n, about `per_row` uniformly random nonzeros per row.
+// n x n, `per_row` uniformly random columns per row (random_matrix.hpp:
+// the matrices of bench_spmv).
 const problem& get(int n, int per_row) {
   static std::vector<std::pair<std::pair<int, int>, problem*>> cache;
   for (auto& [key, p] : cache)
     if (key == std::make_pair(n, per_row)) return *p;
-  std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> col(0, n - 1);
-  std::uniform_real_distribution<double> val(-1, 1);
-  coordinate_list<double, int> l({n, n});
-  for (int r = 0; r < n; ++r)
-    for (int k = 0; k < per_row; ++k) l.push_back({r, col(rng)}, val(rng));
-  coordinate_list<double, int> lx({n});
-  for (int c = 0; c < n; ++c) lx.push_back({c}, val(rng));
-  auto* p = new problem{pack<csr>(l), pack<coo>(l), pack<dense_vector>(lx)};
+  const tlbench::random_problem r = tlbench::random_rows(n, per_row);
+  auto* p = new problem{pack<csr>(r.matrix), pack<coo>(r.matrix), pack<dense_vector>(r.vector)};
   cache.push_back({{n, per_row}, p});
   return *p;
 }

@@ -516,27 +516,24 @@ void write_result(const std::string& path, const result_tensor<V>& t) {
 template <class V>
 std::span<const runner<V>> table_of(kernel_id k) {
   const V* tag = nullptr;
+  switch (k) {
+    case kernel_id::spmv: return table_spmv(tag);
+    case kernel_id::spmm: return table_spmm(tag);
+    case kernel_id::add: return table_add(tag);
+    case kernel_id::spgemm: return table_spgemm(tag);
+    case kernel_id::sddmm: return table_sddmm(tag);
+    default: break;
+  }
   if constexpr (std::is_same_v<V, cplx>) {
-    switch (k) {
-      case kernel_id::spmv: return table_spmv(tag);
-      case kernel_id::spmm: return table_spmm(tag);
-      case kernel_id::add: return table_add(tag);
-      case kernel_id::spgemm: return table_spgemm(tag);
-      case kernel_id::sddmm: return table_sddmm(tag);
-      default: throw usage_error("third-order kernels take real tensors only");
-    }
+    throw usage_error("third-order kernels take real tensors only");
   } else {
     switch (k) {
-      case kernel_id::spmv: return table_spmv(tag);
-      case kernel_id::spmm: return table_spmm(tag);
-      case kernel_id::add: return table_add(tag);
-      case kernel_id::spgemm: return table_spgemm(tag);
-      case kernel_id::sddmm: return table_sddmm(tag);
       case kernel_id::ttv: return table_ttv(tag);
       case kernel_id::ttm: return table_ttm(tag);
       case kernel_id::mttkrp: return table_mttkrp(tag);
       case kernel_id::innerprod: return table_innerprod(tag);
       case kernel_id::plus: return table_plus(tag);
+      default: break;
     }
   }
   return {};
