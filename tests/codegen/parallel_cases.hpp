@@ -22,19 +22,10 @@ using tensorlev::compute_add;
 using tensorlev::splits_outer_loop_v;
 constexpr tensorlev::index_var<'r'> r{};
 
+// Mismatches against the serial result (count_mismatches, common.hpp).
 template <class V>
-std::size_t differ(std::span<const V> got, std::span<const V> want, const std::string& what) {
-  std::size_t bad = 0;
-  if (got.size() != want.size()) {
-    ADD_FAILURE() << what << ": " << got.size() << " values vs " << want.size();
-    return 1;
-  }
-  for (std::size_t x = 0; x < got.size(); ++x)
-    if (got[x] != want[x]) {
-      if (bad < 3) ADD_FAILURE() << what << ": value " << x << " is " << got[x] << ", serial " << want[x];
-      ++bad;
-    }
-  return bad;
+std::size_t differ(std::span<const V> got, std::span<const V> serial, const std::string& what) {
+  return count_mismatches<V>(got, std::vector<V>(serial.begin(), serial.end()), what + " (vs serial)");
 }
 
 // Shapes: empty, a single row or column, small, and larger than the
