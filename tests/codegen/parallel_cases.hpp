@@ -32,20 +32,57 @@ std::size_t differ(std::span<const V> got, std::span<const V> serial, const std:
 // executor's chunk count (1024) so that chunks hold several iterations.
 constexpr std::array<std::array<int, 2>, 6> shapes{{{0, 0}, {1, 7}, {7, 1}, {5, 6}, {300, 41}, {2500, 13}}};
 
-// The statement's outer loop is split for these formats (and not for CSC,
-// whose outer loop scatters into y).
-static_assert(splits_outer_loop_v<tensorlev::access<tensor<double, dense_vector>, 'i'>,
-                                  mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>,
-                                           tensorlev::access<const tensor<double, dense_vector>, 'j'>>>);
-static_assert(splits_outer_loop_v<tensorlev::access<tensor<double, dense_vector>, 'i'>,
-                                  mul_expr<tensorlev::access<const tensor<double, coo>, 'i', 'j'>,
-                                           tensorlev::access<const tensor<double, dense_vector>, 'j'>>>);
-static_assert(!splits_outer_loop_v<tensorlev::access<tensor<double, dense_vector>, 'i'>,
-                                   mul_expr<tensorlev::access<const tensor<double, csc>, 'i', 'j'>,
-                                            tensorlev::access<const tensor<double, dense_vector>, 'j'>>>);
-static_assert(splits_outer_loop_v<tensorlev::access<scalar<double>>,
-                                  mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>,
-                                           tensorlev::access<const tensor<double, csr>, 'i', 'j'>>>);
+// How each statement's outer loop is split (kernel.hpp, "parallel outer
+// loop"): rows for CSR and COO (cut between rows), a private copy of y per
+// running chunk for CSC, partial sums for a scalar, chunk-local entries and
+// a scan for CSR outputs; DCSR outputs (assembled level by level) stay
+// serial.
+template <class Out, class E>
+constexpr auto par_of = tensorlev::cg::kernel<Out, E, false, 0>::converted::par;
+template <class F>
+using mat = tensorlev::access<const tensor<double, F>, 'i', 'j'>;
+template <class F>
+using mat_jk = tensorlev::access<const tensor<double, F>, 'j', 'k'>;
+using vec_i = tensorlev::access<tensor<double, dense_vector>, 'i'>;
+using vec_j = tensorlev::access<const tensor<double, dense_vector>, 'j'>;
+using cvec_i = tensorlev::access<const tensor<double, dense_vector>, 'i'>;
+using out_vec_j = tensorlev::access<tensor<double, dense_vector>, 'j'>;
+template <class F>
+using out_ik = tensorlev::access<tensor<double, F>, 'i', 'k'>;
+template <class F>
+using out_ij = tensorlev::access<tensor<double, F>, 'i', 'j'>;
+using tensorlev::cg::par_kind;
+static_assert(par_of<vec_i, mul_expr<mat<csr>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<coo>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<csc>, vec_j>> == par_kind::scatter);
+static_assert(par_of<out_vec_j, mul_expr<mat<csr>, cvec_i>> == par_kind::scatter);
+static_assert(par_of<tensorlev::access<scalar<double>>, mul_expr<mat<csr>, mat<csr>>> == par_kind::scalar);
+static_assert(par_of<out_ij<csr>, add_expr<mat<csr>, mat<csr>>> == par_kind::append);
+static_assert(par_of<out_ik<csr>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>, mat_jk<csr>>> ==
+              par_kind::append);
+static_assert(par_of<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
+static_assert(par_of<out_ij<hash_rows>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
+static_assert(splits_outer_loop_v<vec_i, mul_expr<mat<csc>, vec_j>>);
+static_assert(!splits_outer_loop_v<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>>);
+
+// Sparse results must match the serial ones in storage, not only in value:
+// the same positions, coordinates and values.
+template <class T>
+std::size_t differ_stored(const T& got, const T& want, const std::string& what) {
+  std::size_t bad = differ<double>(std::span<const double>(to_dense(got)), std::span<const double>(to_dense(want)),
+                                   what);
+  if (got.values().size() != want.values().size()) {
+    ADD_FAILURE() << what << ": " << got.values().size() << " stored vs serial " << want.values().size();
+    return bad + 1;
+  }
+  bad += differ<double>(got.values(), want.values(), what + ", stored values");
+  if constexpr (std::is_same_v<typename T::format_type, csr>) {
+    const auto& g = std::get<1>(got.levels());
+    const auto& w = std::get<1>(want.levels());
+    if (g.pos() != w.pos() || g.crd() != w.crd()) ++bad, ADD_FAILURE() << what << ": pos/crd differ from serial";
+  }
+  return bad;
+}
 
 template <class F>
 std::size_t spmv_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
@@ -125,7 +162,32 @@ TEST(Parallel, CooRowsAreNeverSplit) {
   }
 }
 
-TEST(Parallel, SpmmAndSparseOutputs) {
+// Transposed access: y(j) = A(i,j) x(i) scatters into y from every row.
+TEST(Parallel, TransposedSpmvScatters) {
+  std::mt19937_64 rng(505);
+  std::size_t bad = 0;
+  const long before = chunks_run();
+  for_each_format<std::tuple<csr, coo, dcsr, dense_row_major>>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : shapes)
+      for (double fill : {0.0, 0.05, 0.5}) {
+        auto A = random_operand<F>(d, fill, rng);
+        auto x = random_operand<dense_vector>(std::array<int, 1>{d[0]}, 1.0, rng);
+        tensor<double, dense_vector> want({d[1]}), got({d[1]});
+        want(j) = A.t(i, j) * x.t(i);
+        compute(test_executor(), got(j), A.t(i, j) * x.t(i));
+        bad += differ<double>(got.values(), want.values(), "A^T x, " + fname<F>() + " " + std::to_string(d[0]));
+        want(j) += A.t(i, j) * x.t(i);
+        compute_add(test_executor(), got(j), A.t(i, j) * x.t(i));
+        bad += differ<double>(got.values(), want.values(), "y += A^T x, " + fname<F>());
+      }
+  });
+  EXPECT_EQ(bad, 0u);
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before, 1000) << "the outer loops were not split into chunks";
+  }
+}
+
+TEST(Parallel, SpmmSddmmAndMixedTerms) {
   std::mt19937_64 rng(503);
   std::size_t bad = 0;
   for (const auto& d : shapes) {
@@ -135,15 +197,74 @@ TEST(Parallel, SpmmAndSparseOutputs) {
     want(i, k) = A.t(i, j) * B.t(j, k);
     compute(test_executor(), got(i, k), A.t(i, j) * B.t(j, k));
     bad += differ<double>(got.values(), want.values(), "SpMM " + std::to_string(d[0]));
-    // sparse outputs run serially on any executor: same result
-    auto C = random_operand<csr>(d, 0.1, rng);
-    tensor<double, csr> s_want = pack<csr>(coordinate_list<double, int>({d[0], d[1]}));
-    tensor<double, csr> s_got = s_want;
-    s_want(i, j) = A.t(i, j) + C.t(i, j);
-    compute(test_executor(), s_got(i, j), A.t(i, j) + C.t(i, j));
-    bad += differ<double>(std::span<const double>(to_dense(s_got)), std::span<const double>(to_dense(s_want)),
-                          "A + C into CSR");
+    // SDDMM into a dense and into a CSR output
+    auto C = random_operand<dense_row_major>(std::array<int, 2>{d[0], 4}, 1.0, rng);
+    auto D = random_operand<dense_row_major>(std::array<int, 2>{d[1], 4}, 1.0, rng);
+    tensor<double, dense_row_major> s_want({d[0], d[1]}), s_got({d[0], d[1]});
+    s_want(i, j) = A.t(i, j) * C.t(i, k) * D.t(j, k);
+    compute(test_executor(), s_got(i, j), A.t(i, j) * C.t(i, k) * D.t(j, k));
+    bad += differ<double>(s_got.values(), s_want.values(), "SDDMM " + std::to_string(d[0]));
+    tensor<double, csr> c_want = pack<csr>(coordinate_list<double, int>({d[0], d[1]})), c_got = c_want;
+    c_want(i, j) = A.t(i, j) * C.t(i, k) * D.t(j, k);
+    compute(test_executor(), c_got(i, j), A.t(i, j) * C.t(i, k) * D.t(j, k));
+    bad += differ_stored(c_got, c_want, "SDDMM into CSR " + std::to_string(d[0]));
+    // Einstein: terms with different reductions run as separate nests
+    auto E = random_operand<csr>(std::array<int, 2>{d[0], 5}, 0.2, rng);
+    auto G = random_operand<dense_row_major>(std::array<int, 2>{5, d[1]}, 1.0, rng);
+    s_want(i, j) = A.t(i, j) + E.t(i, k) * G.t(k, j);
+    compute(test_executor(), s_got(i, j), A.t(i, j) + E.t(i, k) * G.t(k, j));
+    bad += differ<double>(s_got.values(), s_want.values(), "A + E G " + std::to_string(d[0]));
   }
+  EXPECT_EQ(bad, 0u);
+}
+
+// Sparse outputs: CSR outputs assemble in parallel (chunk-local entries, a
+// scan, a fill pass); the others run serially on any executor. Every result
+// equals the serial one in storage.
+template <class FC>
+std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<csr>(d, fill, rng);
+  auto C = random_operand<csr>(d, fill, rng);
+  auto Ac = random_operand<coo>(d, fill, rng);
+  auto B = random_operand<csr>(std::array<int, 2>{d[1], 9}, fill, rng);
+  const std::string what = " into " + fname<FC>() + " " + std::to_string(d[0]) + "x" + std::to_string(d[1]);
+  const tensor<double, FC> empty = pack<FC>(coordinate_list<double, int>({d[0], d[1]}));
+  std::size_t bad = 0;
+  tensor<double, FC> want = empty, got = empty;
+  want(i, j) = A.t(i, j) + C.t(i, j);
+  compute(test_executor(), got(i, j), A.t(i, j) + C.t(i, j));
+  bad += differ_stored(got, want, "A + C" + what);
+  want(i, j) = A.t(i, j) * C.t(i, j) - Ac.t(i, j);
+  compute(test_executor(), got(i, j), A.t(i, j) * C.t(i, j) - Ac.t(i, j));
+  bad += differ_stored(got, want, "A .* C - Acoo" + what);
+  want(i, j) += A.t(i, j);
+  compute_add(test_executor(), got(i, j), A.t(i, j));
+  bad += differ_stored(got, want, "+= A" + what);
+  tensor<double, FC> p_want = pack<FC>(coordinate_list<double, int>({d[0], 9})), p_got = p_want;
+  p_want(i, k) = A.t(i, j) * B.t(j, k);
+  compute(test_executor(), p_got(i, k), A.t(i, j) * B.t(j, k));
+  bad += differ_stored(p_got, p_want, "SpGEMM" + what);
+  p_want(i, k) = Ac.t(i, j) * B.t(j, k);
+  compute(test_executor(), p_got(i, k), Ac.t(i, j) * B.t(j, k));
+  bad += differ_stored(p_got, p_want, "SpGEMM COO x CSR" + what);
+  return bad;
+}
+
+TEST(Parallel, SparseOutputs) {
+  std::mt19937_64 rng(506);
+  std::size_t bad = 0;
+  const long before = chunks_run();
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1, 0.6}) bad += sparse_out_case<csr>(d, fill, rng);
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before, 1000) << "CSR outputs were not assembled in chunks";
+  }
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1}) {
+      bad += sparse_out_case<dcsr>(d, fill, rng);
+      bad += sparse_out_case<hash_rows>(d, fill, rng);
+      bad += sparse_out_case<coo>(d, fill, rng);
+    }
   EXPECT_EQ(bad, 0u);
 }
 
@@ -160,6 +281,17 @@ std::size_t mttkrp_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
   compute(test_executor(), n_got(), B.t(i, k, l) * B.t(i, k, l));
   std::size_t bad = differ<double>(got.values(), want.values(), "MTTKRP " + fname<F>());
   if (n_got.value() != n_want.value()) ++bad, ADD_FAILURE() << "<B, B> " << fname<F>();
+  // TTV and TTM
+  auto c = random_operand<dense_vector>(std::array<int, 1>{dims[2]}, 1.0, rng);
+  tensor<double, dense_row_major> v_want({dims[0], dims[1]}), v_got({dims[0], dims[1]});
+  v_want(i, k) = B.t(i, k, l) * c.t(l);
+  compute(test_executor(), v_got(i, k), B.t(i, k, l) * c.t(l));
+  bad += differ<double>(v_got.values(), v_want.values(), "TTV " + fname<F>());
+  auto M = random_operand<dense_row_major>(std::array<int, 2>{3, dims[2]}, 1.0, rng);
+  tensor<double, dense_tensor<3>> m_want({dims[0], dims[1], 3}), m_got({dims[0], dims[1], 3});
+  m_want(i, k, r) = B.t(i, k, l) * M.t(r, l);
+  compute(test_executor(), m_got(i, k, r), B.t(i, k, l) * M.t(r, l));
+  bad += differ<double>(m_got.values(), m_want.values(), "TTM " + fname<F>());
   return bad;
 }
 

@@ -99,7 +99,16 @@ TEST(CodegenPrint, SpMVCSRShowsInlinedLevelFunctions) {
     EXPECT_NE(s.find(want), std::string::npos) << "missing '" << want << "' in\n" << s;
   tensor<double, csc> B = pack<csc>(coordinate_list<double, int>({2, 2}));
   const std::string t = loop_nest(y(i), B(i, j) * x(j), {"y", "B", "x"});
-  EXPECT_NE(t.find("on a parallel executor: serial"), std::string::npos) << t;
+  EXPECT_NE(t.find("on a parallel executor: the j loop runs in chunks, each adding into a private copy"),
+            std::string::npos)
+      << t;
+  // A CSR sum assembles from chunks; a DCSR one stays serial.
+  tensor<double, csr> C2 = pack<csr>(coordinate_list<double, int>({2, 2}));
+  const std::string u = loop_nest(C2(i, j), A(i, j) + A(i, j), {"C", "A", "A"});
+  EXPECT_NE(u.find("each collecting its entries; a scan of their counts places them"), std::string::npos) << u;
+  tensor<double, dcsr> D2 = pack<dcsr>(coordinate_list<double, int>({2, 2}));
+  const std::string v = loop_nest(D2(i, j), A(i, j) + A(i, j), {"C", "A", "A"});
+  EXPECT_NE(v.find("on a parallel executor: serial"), std::string::npos) << v;
 }
 
 TEST(CodegenPrint, SumMergesAndAppends) {

@@ -366,11 +366,17 @@ std::string print_kernel(std::vector<std::string> names) {
     kind = (o.out == out_kind::workspace ? "workspace w" : "dense") + std::string(", precomputed over ") +
            pr.var_name(o.pre) + " term by term";
   pr.line(0, "// loop order: " + order + "; output: " + kind);
-  if constexpr (Kernel::parallel_outer)
+  if constexpr (Kernel::parallel_outer) {
+    using P = cg::par_kind;
+    constexpr P par = Kernel::par;
     pr.line(0, std::string("// on a parallel executor: the ") + pr.var_name(o.vars[0]) + " loop runs in chunks" +
                    (Kernel::align_chunks ? " cut between runs of equal coordinates" : "") +
-                   (o.out == out_kind::scalar ? ", one partial sum each, added in chunk order" : ""));
-  else
+                   (par == P::scalar    ? ", one partial sum each, added in chunk order"
+                    : par == P::rows    ? ", each writing its own rows"
+                    : par == P::scatter ? ", each adding into a private copy of the output; the copies are "
+                                          "added afterwards"
+                                        : ", each collecting its entries; a scan of their counts places them"));
+  } else
     pr.line(0, "// on a parallel executor: serial (the outer loop cannot be split without races)");
   if (o.out == out_kind::scalar) {
     pr.line(0, "double acc = 0;");

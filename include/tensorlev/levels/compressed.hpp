@@ -52,6 +52,10 @@ class compressed_level {
     crd_.clear();
     crd_.reserve(static_cast<std::size_t>(size));
   }
+  void append_init_sized(I parent_size, I size) {
+    pos_.assign(static_cast<std::size_t>(parent_size) + 1, I(0));
+    crd_.assign(static_cast<std::size_t>(size), I(0));
+  }
   void append_coord(I p, I i) { detail::put_at(crd_, p, i); }
   void append_edges(I ppos, I pbegin, I pend) noexcept { pos_[ppos + 1] = pend - pbegin; }
   void append_finalize(I parent_size, I) noexcept { detail::counts_to_bounds(pos_, parent_size); }

@@ -55,6 +55,10 @@ class compressed_aos_level {
     tuples_.clear();
     tuples_.reserve(static_cast<std::size_t>(size) * R);
   }
+  void append_init_sized(I parent_size, I size) {
+    pos_.assign(static_cast<std::size_t>(parent_size) + 1, I(0));
+    tuples_.assign(static_cast<std::size_t>(size) * R, I(0));
+  }
   void append_coord(I p, I i) {
     const std::size_t at = static_cast<std::size_t>(p) * R;
     if (tuples_.size() < at + R) tuples_.resize(at + R, I(0));

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../config.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
 
@@ -14,11 +15,14 @@ template <class T>
 [[nodiscard]] std::size_t vector_bytes(const std::vector<T>& v) noexcept {
   return v.capacity() * sizeof(T);
 }
-/// Writes x at index p, growing v by one when p == v.size() (append order).
+/// Writes x at index p, growing v by one when p == v.size() (append order;
+/// the common case, a push_back).
 template <class T, class I>
-void put_at(std::vector<T>& v, I p, const T& x) {
+TENSORLEV_ALWAYS_INLINE void put_at(std::vector<T>& v, I p, const T& x) {
   const auto up = static_cast<std::size_t>(p);
-  if (up < v.size()) {
+  if (up == v.size()) [[likely]] {
+    v.push_back(x);
+  } else if (up < v.size()) {
     v[up] = x;
   } else {
     v.resize(up + 1);

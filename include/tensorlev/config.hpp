@@ -1,0 +1,27 @@
+#pragma once
+/// @file config.hpp
+/// Compiler and back-end annotations used across the library.
+///
+/// - `TENSORLEV_ALWAYS_INLINE`: for the few small functions on a generated
+///   kernel's innermost path whose call overhead showed in profiles (an
+///   appended output entry), so the compiler's inlining budget does not
+///   decide a kernel's speed.
+/// - `TENSORLEV_HOST_DEVICE`: on what a kernel calls per component (level
+///   functions, value access), so that the same code compiles for a device
+///   back end. Under nvcc (and clang CUDA, HIP) it is `__host__ __device__`;
+///   elsewhere empty. Define it yourself before including tensorlev to
+///   override.
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TENSORLEV_ALWAYS_INLINE [[gnu::always_inline]] inline
+#else
+#define TENSORLEV_ALWAYS_INLINE inline
+#endif
+
+#ifndef TENSORLEV_HOST_DEVICE
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define TENSORLEV_HOST_DEVICE __host__ __device__
+#else
+#define TENSORLEV_HOST_DEVICE
+#endif
+#endif
