@@ -13,26 +13,11 @@ if [ -d "$prefix" ] && [ -n "$(config_of "$prefix")" ]; then
   echo "$prefix"
   exit 0
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-need=()
-for p in cmake ninja-build g++ dpkg-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if ((${#need[@]})); then
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${need[@]}"
-fi
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
+apt_install cmake ninja-build g++ dpkg-dev
 # Source packages need a deb-src entry; add Debian's if none is configured.
-if ! apt-cache showsrc trilinos 2>/dev/null | grep -q '^Version: 13'; then
-  echo "Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $SUDO tee /etc/apt/sources.list.d/tensorlev-deb-src.sources >/dev/null
-  $SUDO apt-get update -q
-fi
+apt_ensure_source trilinos
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"

@@ -178,16 +178,20 @@ concept appendable_level = level<L> && requires(L& l, typename L::index_type i) 
   l.append_finalize(i, i);
 };
 
-/// Parallel append, an optional part of the append capability:
-/// `append_init_sized(parent_size, size)` is append_init for exactly `size`
-/// positions, after which `append_coord(p, i)` for distinct p < size and
-/// `append_edges(ppos, begin, end)` for distinct ppos may be called in any
-/// order and from concurrent threads. A generated kernel whose outer loop
-/// runs in chunks assembles such an output from the chunks' entries after a
-/// scan of their counts (docs/design.md, "Parallel execution").
+/// Sized append, an optional part of the append capability:
+/// `append_init_sized(parent_size, size)` is append_init for `size`
+/// positions, after which `append_coord_at(p, i)` (p < size; it never grows
+/// the level, so the call is a store) and `append_edges(ppos, begin, end)`
+/// may be called in any order, and from concurrent threads for distinct p
+/// and distinct ppos; `append_finalize(parent_size, n)` then keeps the
+/// first n positions. Generated kernels use it to append without a
+/// possible reallocation in their loops, and to assemble an output from
+/// chunks that ran in parallel after a scan of their counts
+/// (docs/design.md, "Parallel execution").
 template <class L>
 concept parallel_appendable_level = appendable_level<L> && requires(L& l, typename L::index_type i) {
   l.append_init_sized(i, i);
+  l.append_coord_at(i, i);
 };
 
 /// A level whose positions follow from its shape (range, offset): assembling

@@ -240,6 +240,16 @@ std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& 
   want(i, j) += A.t(i, j);
   compute_add(test_executor(), got(i, j), A.t(i, j));
   bad += differ_stored(got, want, "+= A" + what);
+  // A broadcast vector fills whole rows: more entries than the operands
+  // store, so sized appends run again sized by their count. Checked against
+  // a dense result as well.
+  auto b = random_operand<dense_vector>(std::array<int, 1>{d[1]}, 1.0, rng);
+  want(i, j) = A.t(i, j) + b.t(j);
+  compute(test_executor(), got(i, j), A.t(i, j) + b.t(j));
+  bad += differ_stored(got, want, "A + broadcast b" + what);
+  tensor<double, dense_row_major> dense({d[0], d[1]});
+  dense(i, j) = A.t(i, j) + b.t(j);
+  bad += differ<double>(std::span<const double>(to_dense(want)), dense.values(), "A + broadcast b, dense" + what);
   tensor<double, FC> p_want = pack<FC>(coordinate_list<double, int>({d[0], 9})), p_got = p_want;
   p_want(i, k) = A.t(i, j) * B.t(j, k);
   compute(test_executor(), p_got(i, k), A.t(i, j) * B.t(j, k));
@@ -248,6 +258,40 @@ std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& 
   compute(test_executor(), p_got(i, k), Ac.t(i, j) * B.t(j, k));
   bad += differ_stored(p_got, p_want, "SpGEMM COO x CSR" + what);
   return bad;
+}
+
+// Schedules on an executor: an explicit loop order (j outer: a scatter) and
+// precompute (runs serially on any executor); element-wise sums and
+// products over mixed format pairs into a dense output (merged outer loops
+// for DCSR stay serial).
+TEST(Parallel, SchedulesAndFormatPairs) {
+  std::mt19937_64 rng(507);
+  std::size_t bad = 0;
+  for (const auto& d : shapes) {
+    const std::string what = " " + std::to_string(d[0]) + "x" + std::to_string(d[1]);
+    auto A = random_operand<csr>(d, 0.1, rng);
+    auto B = random_operand<coo>(d, 0.1, rng);
+    auto C = random_operand<dcsr>(d, 0.1, rng);
+    auto Hc = random_operand<hash_rows>(d, 0.1, rng);
+    auto x = random_operand<dense_vector>(std::array<int, 1>{d[1]}, 1.0, rng);
+    auto M = random_operand<dense_row_major>(d, 0.5, rng);
+    tensor<double, dense_vector> y_want({d[0]}), y_got({d[0]});
+    y_want(i) = M.t(i, j) * x.t(j);
+    compute(test_executor(), y_got(i), M.t(i, j) * x.t(j), tensorlev::loop_order<'j', 'i'>{});
+    bad += differ<double>(y_got.values(), y_want.values(), "dense MV with j outer" + what);
+    tensor<double, csr> p_want = pack<csr>(coordinate_list<double, int>({d[0], d[1]})), p_got = p_want;
+    p_want(i, j) = A.t(i, j) + B.t(i, j) - 2.0 * C.t(i, j);
+    compute(test_executor(), p_got(i, j), A.t(i, j) + B.t(i, j) - 2.0 * C.t(i, j), tensorlev::precompute(j));
+    bad += differ_stored(p_got, p_want, "precomputed A + B - 2C" + what);
+    tensor<double, dense_row_major> e_want({d[0], d[1]}), e_got({d[0], d[1]});
+    e_want(i, j) = A.t(i, j) + B.t(i, j) * Hc.t(i, j) - C.t(i, j);
+    compute(test_executor(), e_got(i, j), A.t(i, j) + B.t(i, j) * Hc.t(i, j) - C.t(i, j));
+    bad += differ<double>(e_got.values(), e_want.values(), "CSR + COO .* hashed - DCSR" + what);
+    e_want(i, j) = C.t(i, j) + C.t(i, j) * A.t(i, j);
+    compute(test_executor(), e_got(i, j), C.t(i, j) + C.t(i, j) * A.t(i, j));
+    bad += differ<double>(e_got.values(), e_want.values(), "DCSR + DCSR .* CSR" + what);
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST(Parallel, SparseOutputs) {

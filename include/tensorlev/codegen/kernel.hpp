@@ -331,8 +331,8 @@ struct kernel {
   // A Gustavson workspace (see state::ws), one per concurrent chunk.
   struct workspace_buf {
     std::vector<V> ws;
-    std::vector<unsigned char> mark;
-    std::vector<I> touched;
+    std::unique_ptr<bool[]> mark;
+    std::unique_ptr<I[]> touched;
   };
 
   // Each operand's position at its deepest bound level, and the end of the
@@ -417,8 +417,15 @@ struct kernel {
     std::vector<V>* out_vals;
     I out_cnt;
     V* ws;                     // workspace: dense row over the last output variable
-    unsigned char* mark;       // which workspace entries hold a coordinate
-    std::vector<I>* touched;   // those coordinates, in the order first reached
+    // Which workspace entries hold a coordinate. bool, not unsigned char: a
+    // character store may alias anything, and the compiler then reloads
+    // every pointer of the state after each one (SpGEMM ran 1.6x slower).
+    bool* mark;
+    // Those coordinates, in the order first reached: an array as long as the
+    // workspace, so that marking one calls nothing (a possible reallocation
+    // in the loop would make the compiler reload every pointer it holds).
+    I* touched;
+    std::size_t ntouched;
     // insert outputs: the symbolic pass counts children per parent position
     // (a marker per coordinate keeps repeats under one parent from counting)
     bool counting;
@@ -431,6 +438,7 @@ struct kernel {
     I chunk_hi;
     V* out_data;     // located outputs: the values written (the output's, or a chunk's private copy)
     chunk_out* lout;  // append outputs in a chunk: where the chunk's entries go
+    I out_cap;        // sized appends: positions available (entries past it are counted only)
   };
 
   static constexpr std::size_t var_index(char v) {
@@ -453,15 +461,28 @@ struct kernel {
   // order, or accumulated into the workspace.
   TENSORLEV_ALWAYS_INLINE static void emit_appended(state& st, const V& value) {
     const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
-    if constexpr (O.out == out_kind::append) {
+    if constexpr (sized_append) {
+      // No call on this path (a possible reallocation would make the
+      // compiler reload every pointer the loops hold): stores while there
+      // is room; the run is repeated, sized by the count, if there was not.
+      if (st.out_cnt < st.out_cap) {
+        const auto q = static_cast<std::size_t>(st.out_cnt);
+        if (st.lout != nullptr)
+          st.lout->crd[q] = c;
+        else
+          std::get<out_last_level>(*st.out_levels).append_coord_at(st.out_cnt, c);
+        (*st.out_vals)[q] = value;
+      }
+      ++st.out_cnt;
+    } else if constexpr (O.out == out_kind::append) {
       append_out_coord(st, c);
       st.out_vals->push_back(value);
       ++st.out_cnt;
     } else {
       const auto x = static_cast<std::size_t>(c);
       if (!st.mark[x]) {
-        st.mark[x] = 1;
-        st.touched->push_back(c);
+        st.mark[x] = true;
+        st.touched[st.ntouched++] = c;
         st.ws[x] = value;
       } else {
         st.ws[x] += value;
@@ -572,16 +593,17 @@ struct kernel {
   // current position, and clears it.
   static void flush_workspace(state& st, I parent) {
     const I begin = st.out_cnt;
-    std::sort(st.touched->begin(), st.touched->end());
-    for (const I c : *st.touched) {
+    std::sort(st.touched, st.touched + st.ntouched);
+    for (std::size_t t = 0; t < st.ntouched; ++t) {
+      const I c = st.touched[t];
       const auto x = static_cast<std::size_t>(c);
       append_out_coord(st, c);
       st.out_vals->push_back(st.ws[x]);
       st.ws[x] = V{};
-      st.mark[x] = 0;
+      st.mark[x] = false;
       ++st.out_cnt;
     }
-    st.touched->clear();
+    st.ntouched = 0;
     if (st.out_cnt != begin) append_out_edges(st, parent, begin, st.out_cnt);
   }
 
@@ -1076,6 +1098,12 @@ struct kernel {
     return par_kind::none;
   }();
   static constexpr bool parallel_outer = par != par_kind::none;
+  // Appends into a level with sized append when the statement has no
+  // reductions: the operands' stored entries bound the output
+  // (entries_bound), so the arrays are sized first and the loops store
+  // without a call.
+  static constexpr bool sized_append =
+      O.out == out_kind::append && out_parallel_appendable && (vars_under(D, D.root) & ~output_vars(D)) == 0;
   // Whether chunk boundaries must move to the start of a run of equal
   // coordinates (the outer loop iterates positions of a non-unique level).
   static constexpr bool align_chunks = [] {
@@ -1226,26 +1254,58 @@ struct kernel {
     std::size_t wn = 0;
     if constexpr (O.out == out_kind::workspace)
       wn = static_cast<std::size_t>(st.extent[var_index(D.acc[0].lev[out_last_level].var)]);
+    // Sized appends: a chunk's share of the statement's bound (its share of
+    // the outer range, with a margin) sizes its arrays.
+    double per_iteration = 0;
+    if constexpr (sized_append) {
+      if (n > 0)
+        per_iteration = 1.25 * static_cast<double>(entries_bound(st)) / static_cast<double>(bounds[n] - bounds[0]);
+    }
     struct context : chunk_base {
       chunk_out* outs;
       detail::scratch_pool<workspace_buf>* workspaces;
       std::size_t wn;
-    } ctx{{&st, &cs, bounds.data()}, outs.data(), &workspaces, wn};
+      double per_iteration;
+    } ctx{{&st, &cs, bounds.data()}, outs.data(), &workspaces, wn, per_iteration};
     ex.for_chunks(
         n,
         [](void* p, std::size_t c) {
           const context& x = *static_cast<const context*>(p);
           if (x.bounds[c] >= x.bounds[c + 1]) return;
           state local = x.chunk_state(c);
-          local.lout = &x.outs[c];
-          local.out_vals = &x.outs[c].vals;
+          chunk_out& co = x.outs[c];
+          local.lout = &co;
+          local.out_vals = &co.vals;
           local.out_cnt = I(0);
+          if constexpr (sized_append) {
+            // Run with the estimated room; again, sized by the count, if it
+            // was too small.
+            auto cap = static_cast<std::size_t>(x.per_iteration * static_cast<double>(x.bounds[c + 1] - x.bounds[c])) + 64;
+            for (;;) {
+              co.crd.resize(cap);
+              co.vals.resize(cap);
+              local.out_cap = static_cast<I>(std::min(cap, static_cast<std::size_t>(std::numeric_limits<I>::max())));
+              V unused{};
+              loop<0, 0>(local, *x.cs, unused);
+              const auto got = static_cast<std::size_t>(local.out_cnt);
+              if (got <= cap) {
+                co.crd.resize(got);
+                co.vals.resize(got);
+                return;
+              }
+              cap = got;
+              co.edges.clear();
+              local = x.chunk_state(c);
+              local.lout = &co, local.out_vals = &co.vals, local.out_cnt = I(0);
+            }
+          }
           workspace_buf* w = nullptr;
           if constexpr (O.out == out_kind::workspace) {
             w = x.workspaces->acquire([&] {
-              return workspace_buf{std::vector<V>(x.wn, V{}), std::vector<unsigned char>(x.wn, 0), {}};
+              return workspace_buf{std::vector<V>(x.wn, V{}), std::make_unique<bool[]>(x.wn),
+                                   std::make_unique_for_overwrite<I[]>(x.wn)};
             });
-            local.ws = w->ws.data(), local.mark = w->mark.data(), local.touched = &w->touched;
+            local.ws = w->ws.data(), local.mark = w->mark.get(), local.touched = w->touched.get(), local.ntouched = 0;
           }
           V unused{};
           loop<0, 0>(local, *x.cs, unused);
@@ -1278,7 +1338,7 @@ struct kernel {
           chunk_out& co = x.outs[c];
           const I off = x.offset[c];
           for (std::size_t k = 0; k < co.crd.size(); ++k) {
-            x.last->append_coord(off + static_cast<I>(k), co.crd[k]);
+            x.last->append_coord_at(off + static_cast<I>(k), co.crd[k]);
             x.vals[static_cast<std::size_t>(off) + k] = co.vals[k];
           }
           for (const auto& e : co.edges) x.last->append_edges(e[0], off + e[1], off + e[2]);
@@ -1374,6 +1434,7 @@ struct kernel {
              nullptr,
              nullptr,
              nullptr,
+             0,
              false,
              nullptr,
              nullptr,
@@ -1382,7 +1443,8 @@ struct kernel {
              I(0),
              I(0),
              nullptr,
-             nullptr};
+             nullptr,
+             I(0)};
     check_dims(st, st.extent);
     return st;
   }
@@ -1453,23 +1515,41 @@ struct kernel {
           return;
         }
       }
-      // Without reductions every appended entry comes from a stored entry of
-      // some operand: their count bounds the output, and reserving it spares
-      // the arrays' regrowth (a sum of two CSR matrices spent a quarter of
-      // its time there).
-      const I bound = entries_bound(st);
-      std::get<out_last_level>(lv).append_init(parent_size, bound);
-      vals.reserve(static_cast<std::size_t>(bound));
+      if constexpr (sized_append) {
+        // Without reductions every appended entry comes from a stored entry
+        // of some operand: their count bounds the output. The arrays are
+        // sized by it and the loops store without a call; were the bound
+        // exceeded (a broadcast operand), the run repeats sized by the count.
+        I cap = std::max(entries_bound(st), I(1));
+        for (;;) {
+          std::get<out_last_level>(lv).append_init_sized(parent_size, cap);
+          vals.assign(static_cast<std::size_t>(cap), V{});
+          st.out_cnt = I(0);
+          st.out_cap = cap;
+          V unused{};
+          loop<0, 0>(st, cs, unused);
+          if (st.out_cnt <= cap) break;
+          cap = st.out_cnt;
+        }
+        vals.resize(static_cast<std::size_t>(st.out_cnt));
+        if (vals.capacity() / 2 > vals.size()) vals.shrink_to_fit();  // a far smaller result (A .* B)
+        std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
+        *o = T(o->dims(), std::move(lv), std::move(vals));
+        return;
+      }
+      std::get<out_last_level>(lv).append_init(parent_size, I(0));
       std::vector<V> ws;
-      std::vector<unsigned char> mark;
-      std::vector<I> touched;
+      std::unique_ptr<bool[]> mark;
+      std::unique_ptr<I[]> touched;
       if constexpr (O.out == out_kind::workspace) {
         const auto n = static_cast<std::size_t>(st.extent[var_index(D.acc[0].lev[out_last_level].var)]);
         ws.resize(n);
-        mark.resize(n);
+        mark = std::make_unique<bool[]>(n);
         st.ws = ws.data();
-        st.mark = mark.data();
-        st.touched = &touched;
+        st.mark = mark.get();
+        touched = std::make_unique_for_overwrite<I[]>(n);
+        st.touched = touched.get();
+        st.ntouched = 0;
       }
       V unused{};
       loop<0, 0>(st, cs, unused);

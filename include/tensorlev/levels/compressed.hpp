@@ -57,8 +57,15 @@ class compressed_level {
     crd_.assign(static_cast<std::size_t>(size), I(0));
   }
   void append_coord(I p, I i) { detail::put_at(crd_, p, i); }
+  void append_coord_at(I p, I i) noexcept { crd_[static_cast<std::size_t>(p)] = i; }
   void append_edges(I ppos, I pbegin, I pend) noexcept { pos_[ppos + 1] = pend - pbegin; }
-  void append_finalize(I parent_size, I) noexcept { detail::counts_to_bounds(pos_, parent_size); }
+  void append_finalize(I parent_size, I size) {
+    detail::counts_to_bounds(pos_, parent_size);
+    if (crd_.size() > static_cast<std::size_t>(size)) {  // sized for more (append_init_sized)
+      crd_.resize(static_cast<std::size_t>(size));
+      if (crd_.capacity() / 2 > crd_.size()) crd_.shrink_to_fit();
+    }
+  }
 
   [[nodiscard]] const std::vector<I>& pos() const noexcept { return pos_; }
   [[nodiscard]] const std::vector<I>& crd() const noexcept { return crd_; }

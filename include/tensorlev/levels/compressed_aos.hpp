@@ -64,8 +64,15 @@ class compressed_aos_level {
     if (tuples_.size() < at + R) tuples_.resize(at + R, I(0));
     tuples_[at] = i;
   }
+  void append_coord_at(I p, I i) noexcept { tuples_[static_cast<std::size_t>(p) * R] = i; }
   void append_edges(I ppos, I pbegin, I pend) noexcept { pos_[ppos + 1] = pend - pbegin; }
-  void append_finalize(I parent_size, I) noexcept { detail::counts_to_bounds(pos_, parent_size); }
+  void append_finalize(I parent_size, I size) {
+    detail::counts_to_bounds(pos_, parent_size);
+    if (tuples_.size() > static_cast<std::size_t>(size) * R) {  // sized for more (append_init_sized)
+      tuples_.resize(static_cast<std::size_t>(size) * R);
+      if (tuples_.capacity() / 2 > tuples_.size()) tuples_.shrink_to_fit();
+    }
+  }
 
   /// The tuple array (R coordinates per position), shared with the
   /// singleton_aos levels below.

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The benchmark suite on real matrices (bench/suite.hpp): fetches the
+# matrices (scripts/fetch-bench-matrices.sh), runs bench_suite_{spmv,sparse,
+# mttkrp} once with one Kokkos thread (every serial implementation) and once
+# with two (tensorlev_kokkos and the parallel STREAM triad), builds and runs
+# bench_kokkos_kernels (Debian's serial Kokkos Kernels, a separate CMake
+# project), and prints the summary tables (bench/summarize.py).
+#
+# Usage: bench/run-suite.sh <build-dir> [results-dir]
+#   <build-dir>: a build with -DTENSORLEV_BUILD_BENCHMARKS=ON -DTENSORLEV_KOKKOS=ON
+#   results-dir: default <build-dir>/suite-results (JSON per run, summary.md)
+# Environment: TENSORLEV_BENCH_REPS (repetitions, default 3; the minimum is
+# reported), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
+# TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: bench/run-suite.sh <build-dir> [results-dir]}" && pwd)
+out=${2:-$build/suite-results}
+mkdir -p "$out"
+reps=${TENSORLEV_BENCH_REPS:-3}
+# shellcheck source=scripts/lib/apt.sh
+. "$root/scripts/lib/apt.sh"
+
+TENSORLEV_BENCH_MATRICES=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
+export TENSORLEV_BENCH_MATRICES
+export OMP_PROC_BIND=spread OMP_PLACES=threads
+common=(--benchmark_min_time=0.1 "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
+  --benchmark_out_format=json)
+serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert)/)'
+parallel='^(stream/triad/kokkos|[a-z_]+/tensorlev_kokkos/)'
+for family in spmv sparse mttkrp; do
+  bin="$build/bench/bench_suite_$family"
+  [ -x "$bin" ] || { echo "missing $bin (configure with -DTENSORLEV_KOKKOS=ON)" >&2; exit 1; }
+  echo "--- $family, serial (1 Kokkos thread)" >&2
+  "$bin" --kokkos-threads=1 "${common[@]}" "--benchmark_filter=$serial" "--benchmark_out=$out/$family-serial.json" \
+    > "$out/$family-serial.txt"
+  echo "--- $family, 2 Kokkos threads" >&2
+  "$bin" --kokkos-threads=2 "${common[@]}" "--benchmark_filter=$parallel" "--benchmark_out=$out/$family-2threads.json" \
+    > "$out/$family-2threads.txt"
+done
+
+if [ "${TENSORLEV_BENCH_NO_KK:-0}" != 1 ]; then
+  apt_install libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev
+  echo "--- Kokkos Kernels (Debian, Serial)" >&2
+  cmake -S "$root/bench/kokkos_kernels" -B "$build/kokkos-kernels" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build/kokkos-kernels" >/dev/null
+  "$build/kokkos-kernels/bench_kokkos_kernels" "${common[@]}" "--benchmark_out=$out/kokkos-kernels.json" \
+    > "$out/kokkos-kernels.txt"
+fi
+
+command -v python3 >/dev/null || apt_install python3
+python3 "$root/bench/summarize.py" "$out"/*.json | tee "$out/summary.md"

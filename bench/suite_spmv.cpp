@@ -1,0 +1,301 @@
+// SpMV on real matrices (bench/suite.hpp): y(i) = A(i,j) * x(j).
+//
+//   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell>/<matrix>
+//   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
+//   stream/triad/<serial|kokkos>/n:<doubles>
+//
+// spmv sets bytes_per_second to the least memory traffic of one product
+// (every stored array read once, x read once, y written once), so that
+// bytes_per_second / triad's bytes_per_second is the fraction of the
+// bandwidth bound it reaches (bench/summarize.py prints it). DIA and ELL run
+// only where their padding stays within 3x the nonzeros.
+// spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
+// directly against converting to CSR first and multiplying.
+#include <Eigen/SparseCore>
+
+#include "suite.hpp"
+#include "tensorlev/codegen.hpp"
+#include "tensorlev/formats.hpp"
+#include "tensorlev/kokkos.hpp"
+#include "tensorlev/pack.hpp"
+
+namespace {
+using namespace tensorlev;
+using namespace tensorlev::indices;
+using tlbench::matrix_input;
+
+// One matrix in every format, built on first use.
+struct problem {
+  std::shared_ptr<const matrix_input> in;
+  std::unique_ptr<tensor<double, csr>> csr_;
+  std::unique_ptr<tensor<double, coo>> coo_;
+  std::unique_ptr<tensor<double, dia>> dia_;
+  std::unique_ptr<tensor<double, ell>> ell_;
+  std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
+  tensor<double, dense_vector> x;
+  Eigen::VectorXd x_eigen;
+
+  explicit problem(std::shared_ptr<const matrix_input> m) : in(std::move(m)), x({in->cols()}), x_eigen(in->cols()) {
+    for (int j = 0; j < in->cols(); ++j) x.values()[static_cast<std::size_t>(j)] = x_eigen[j] = tlbench::x_value(j);
+  }
+  const tensor<double, csr>& A_csr() {
+    if (!csr_) csr_ = std::make_unique<tensor<double, csr>>(pack<csr>(in->entries));
+    return *csr_;
+  }
+  const tensor<double, coo>& A_coo() {
+    if (!coo_) coo_ = std::make_unique<tensor<double, coo>>(pack<coo>(in->entries));
+    return *coo_;
+  }
+  const tensor<double, dia>& A_dia() {
+    if (!dia_) dia_ = std::make_unique<tensor<double, dia>>(pack<dia>(in->entries));
+    return *dia_;
+  }
+  const tensor<double, ell>& A_ell() {
+    if (!ell_) ell_ = std::make_unique<tensor<double, ell>>(pack<ell>(in->entries));
+    return *ell_;
+  }
+  const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& A_eigen() {
+    if (!eigen_) {
+      const auto& A = A_csr();  // Eigen's arrays copied from the summed, sorted CSR
+      eigen_ = std::make_unique<Eigen::SparseMatrix<double, Eigen::RowMajor, int>>(in->rows(), in->cols());
+      const auto& pos = A.level<1>().pos();
+      const auto& crd = A.level<1>().crd();
+      eigen_->resizeNonZeros(static_cast<Eigen::Index>(crd.size()));
+      std::copy(pos.begin(), pos.end(), eigen_->outerIndexPtr());
+      std::copy(crd.begin(), crd.end(), eigen_->innerIndexPtr());
+      std::copy(A.values().begin(), A.values().end(), eigen_->valuePtr());
+    }
+    return *eigen_;
+  }
+  // Least bytes one product moves: the format's arrays, x and y once each.
+  double bytes(const std::string& format) {
+    const double m = in->rows(), n = in->cols();
+    double a = 0;
+    if (format == "csr")
+      a = static_cast<double>(A_csr().stored()) * 12 + (m + 1) * 4;
+    else if (format == "coo")
+      a = static_cast<double>(A_coo().stored()) * 16 + (m + 1) * 4;
+    else if (format == "dia")
+      a = static_cast<double>(A_dia().values().size()) * 8;
+    else
+      a = static_cast<double>(A_ell().values().size()) * 12;
+    return a + 8 * n + 8 * m;
+  }
+};
+
+// Diagonals and the longest row, from the entries (duplicates counted once
+// per diagonal; rows by entries, an upper bound).
+struct shape_facts {
+  std::size_t diagonals = 0, longest_row = 0;
+};
+shape_facts facts(const matrix_input& m) {
+  std::vector<char> diag(static_cast<std::size_t>(m.rows() + m.cols()), 0);
+  std::vector<std::size_t> row(static_cast<std::size_t>(m.rows()), 0);
+  const int* x = m.entries.raw_coords().data();
+  shape_facts f;
+  for (std::size_t e = 0; e < m.entries.size(); ++e) {
+    const int r = x[2 * e], c = x[2 * e + 1];
+    char& d = diag[static_cast<std::size_t>(c - r + m.rows())];
+    if (!d) d = 1, ++f.diagonals;
+    f.longest_row = std::max(f.longest_row, ++row[static_cast<std::size_t>(r)]);
+  }
+  return f;
+}
+
+template <class F>
+const tensor<double, F>& A_of(problem& p) {
+  if constexpr (std::is_same_v<F, csr>) return p.A_csr();
+  if constexpr (std::is_same_v<F, coo>) return p.A_coo();
+  if constexpr (std::is_same_v<F, dia>) return p.A_dia();
+  if constexpr (std::is_same_v<F, ell>) return p.A_ell();
+}
+
+template <class F>
+void spmv_generated(benchmark::State& state, problem& p, const std::string& impl, const std::string& format) {
+  const auto& A = A_of<F>(p);
+  tensor<double, dense_vector> y({p.in->rows()});
+  const kokkos_executor<> space;
+  const bool par = tlbench::parallel_impl(impl);
+  for (auto _ : state) {
+    if (par)
+      compute(space, y(i), A(i, j) * p.x(j));
+    else
+      y(i) = A(i, j) * p.x(j);
+    benchmark::DoNotOptimize(y.values().data());
+    benchmark::ClobberMemory();
+  }
+  tlbench::set_counters(state, impl, static_cast<double>(p.in->entries.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * p.bytes(format)));
+}
+
+void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
+  const int m = p.in->rows();
+  const double* x = p.x.values().data();
+  std::vector<double> y(static_cast<std::size_t>(m));
+  if (format == "csr") {
+    const auto& A = p.A_csr();
+    const int* pos = A.level<1>().pos().data();
+    const int* crd = A.level<1>().crd().data();
+    const double* val = A.values().data();
+    for (auto _ : state) {
+      for (int r = 0; r < m; ++r) {
+        double acc = 0;
+        for (int q = pos[r]; q < pos[r + 1]; ++q) acc += val[q] * x[crd[q]];
+        y[static_cast<std::size_t>(r)] = acc;
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  } else if (format == "coo") {
+    const auto& A = p.A_coo();
+    const auto nnz = static_cast<std::ptrdiff_t>(A.stored());
+    const int* row = A.level<0>().crd().data();
+    const int* col = A.level<1>().crd().data();
+    const double* val = A.values().data();
+    for (auto _ : state) {
+      std::fill(y.begin(), y.end(), 0.0);
+      for (std::ptrdiff_t q = 0; q < nnz; ++q) y[static_cast<std::size_t>(row[q])] += val[q] * x[col[q]];
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  } else if (format == "dia") {
+    // One dense row of values per diagonal: y[i] += v[d][i] * x[i + off[d]].
+    const auto& A = p.A_dia();
+    const std::vector<int>& off = A.level<1>().offsets();
+    const double* val = A.values().data();
+    const int n = p.in->cols();
+    for (auto _ : state) {
+      std::fill(y.begin(), y.end(), 0.0);
+      for (std::size_t d = 0; d < off.size(); ++d) {
+        const int o = off[d];
+        const int lo = std::max(0, -o), hi = std::min(m, n - o);
+        const double* v = val + static_cast<std::ptrdiff_t>(d) * m;
+        for (int r = lo; r < hi; ++r) y[static_cast<std::size_t>(r)] += v[r] * x[r + o];
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  } else {
+    // ELL, slot-major: K slots of m (column, value) pairs, padded with value 0.
+    const auto& A = p.A_ell();
+    const int* col = A.level<2>().crd().data();
+    const double* val = A.values().data();
+    const auto K = static_cast<std::ptrdiff_t>(A.values().size() / (m > 0 ? static_cast<std::size_t>(m) : 1));
+    for (auto _ : state) {
+      std::fill(y.begin(), y.end(), 0.0);
+      for (std::ptrdiff_t k = 0; k < K; ++k) {
+        const int* c = col + k * m;
+        const double* v = val + k * m;
+        for (int r = 0; r < m; ++r) y[static_cast<std::size_t>(r)] += v[r] * x[c[r]];
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  }
+  tlbench::set_counters(state, "hand", static_cast<double>(p.in->entries.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * p.bytes(format)));
+}
+
+void spmv_eigen(benchmark::State& state, problem& p) {
+  const auto& A = p.A_eigen();
+  Eigen::VectorXd y(A.rows());
+  for (auto _ : state) {
+    y.noalias() = A * p.x_eigen;
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  tlbench::set_counters(state, "eigen", static_cast<double>(p.in->entries.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * p.bytes("csr")));
+}
+
+// One product with a COO matrix: directly, or converted to CSR (by the
+// generated conversion B(i,j) = A(i,j)) and then multiplied.
+void spmv_once(benchmark::State& state, problem& p, bool convert) {
+  const auto& A = p.A_coo();
+  tensor<double, dense_vector> y({p.in->rows()});
+  for (auto _ : state) {
+    if (convert) {
+      tensor<double, csr> B = pack<csr>(coordinate_list<double, int>({p.in->rows(), p.in->cols()}));
+      B(i, j) = A(i, j);
+      y(i) = B(i, j) * p.x(j);
+    } else {
+      y(i) = A(i, j) * p.x(j);
+    }
+    benchmark::DoNotOptimize(y.values().data());
+    benchmark::ClobberMemory();
+  }
+  tlbench::set_counters(state, "tensorlev", static_cast<double>(p.in->entries.size()));
+}
+
+// STREAM triad a = b + s c over arrays far larger than the last-level cache.
+void triad(benchmark::State& state, bool par) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  std::vector<double> a(n, 0.0), b(n, 1.0), c(n, 2.0);
+  const double s = 3.0;
+  double* pa = a.data();
+  const double* pb = b.data();
+  const double* pc = c.data();
+  for (auto _ : state) {
+    if (par) {
+      Kokkos::parallel_for(
+          "triad", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, n),
+          [=](std::size_t k) { pa[k] = pb[k] + s * pc[k]; });
+      Kokkos::fence();
+    } else {
+      for (std::size_t k = 0; k < n; ++k) pa[k] = pb[k] + s * pc[k];
+    }
+    benchmark::DoNotOptimize(pa);
+    benchmark::ClobberMemory();
+  }
+  state.counters["threads"] = par ? Kokkos::DefaultHostExecutionSpace().concurrency() : 1;
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * n * 24));
+}
+
+void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matrices) {
+  for (bool par : {false, true})
+    benchmark::RegisterBenchmark(par ? "stream/triad/kokkos" : "stream/triad/serial",
+                                 [par](benchmark::State& s) { triad(s, par); })
+        ->Arg(1 << 25)
+        ->ArgName("n")
+        ->Apply(tlbench::common_options);
+  for (const auto& m : matrices) {
+    auto p = std::make_shared<problem>(m);
+    const shape_facts f = facts(*m);
+    const double nnz = static_cast<double>(std::max<std::size_t>(m->entries.size(), 1));
+    const bool dia_ok = static_cast<double>(f.diagonals) * m->rows() <= 3 * nnz;
+    const bool ell_ok = static_cast<double>(f.longest_row) * m->rows() <= 3 * nnz;
+    if (!dia_ok || !ell_ok)
+      std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ")
+                << "left out (padding over 3x the nonzeros: " << f.diagonals << " diagonals, longest row "
+                << f.longest_row << ")\n";
+    auto add = [&](const std::string& impl, const std::string& format, auto fn) {
+      benchmark::RegisterBenchmark(("spmv/" + impl + "/" + format + "/" + m->name).c_str(),
+                                   [p, fn](benchmark::State& s) { fn(s, *p); })
+          ->Apply(tlbench::common_options);
+    };
+    for (const std::string format : {"csr", "coo", "dia", "ell"}) {
+      if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok)) continue;
+      add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
+      if (format == "csr") add("eigen", format, [](benchmark::State& s, problem& q) { spmv_eigen(s, q); });
+      for (const std::string impl : {"tensorlev", "tensorlev_kokkos"}) {
+        auto gen = [impl, format](benchmark::State& s, problem& q) {
+          if (format == "csr") spmv_generated<csr>(s, q, impl, format);
+          if (format == "coo") spmv_generated<coo>(s, q, impl, format);
+          if (format == "dia") spmv_generated<dia>(s, q, impl, format);
+          if (format == "ell") spmv_generated<ell>(s, q, impl, format);
+        };
+        add(impl, format, gen);
+      }
+    }
+    for (bool convert : {false, true})
+      benchmark::RegisterBenchmark(
+          (std::string("spmv_once/") + (convert ? "tensorlev_convert" : "tensorlev_direct") + "/coo/" + m->name)
+              .c_str(),
+          [p, convert](benchmark::State& s) { spmv_once(s, *p, convert); })
+          ->Apply(tlbench::common_options);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return tlbench::suite_main(argc, argv, register_all); }

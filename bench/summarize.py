@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Summary tables (Markdown) of the suite's Google Benchmark JSON files.
+
+Usage: bench/summarize.py results/*.json
+
+Names are <kernel>/<impl>/<format>/<matrix>[/real_time]. Each figure is the
+fastest repetition (minimum wall time). Ratios are times divided by
+tensorlev's serial time (above 1: tensorlev is faster), except `2-thread
+speedup` (serial time / 2-thread time) and `BW` (the fraction of the STREAM
+triad bandwidth, measured in the same run with the same thread count, that
+the kernel's least memory traffic reaches).
+"""
+import json
+import sys
+from collections import defaultdict
+
+SCALE = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def load(paths):
+    best = {}  # name -> (ms, bytes_per_second, counters)
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        for b in data.get("benchmarks", []):
+            if b.get("run_type") == "aggregate" or b.get("error_occurred"):
+                continue
+            name = b.get("run_name", b["name"])
+            if name.endswith("/real_time"):
+                name = name[: -len("/real_time")]
+            ms = b["real_time"] * SCALE[b.get("time_unit", "ns")]
+            if name not in best or ms < best[name][0]:
+                best[name] = (ms, b.get("bytes_per_second", 0.0), b)
+    return best
+
+
+def fmt_ms(v):
+    if v is None:
+        return "–"
+    return f"{v:.3g}" if v < 100 else f"{v:.0f}"
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}" if a and b else "–"
+
+
+def main(paths):
+    best = load(paths)
+    rows = defaultdict(dict)  # (kernel, format, matrix) -> impl -> (ms, bps, bench)
+    triad = {}
+    for name, v in best.items():
+        parts = name.split("/")
+        if parts[0] == "stream":
+            triad[parts[2]] = v[1]
+            continue
+        if len(parts) < 4:
+            continue
+        kernel, impl, fmt, matrix = parts[0], parts[1], parts[2], "/".join(parts[3:])
+        rows[(kernel, fmt, matrix)][impl] = v
+
+    def t(r, impl):
+        return r[impl][0] if impl in r else None
+
+    def nnz(r):
+        for v in r.values():
+            n = v[2].get("nnz")
+            if n:
+                return f"{n:.3g}"
+        return "?"
+
+    out = []
+    if triad:
+        out.append("STREAM triad: " + ", ".join(
+            f"{k} {v / 1e9:.1f} GB/s" for k, v in sorted(triad.items())) + "\n")
+
+    out.append("### SpMV (ms; ratios are peer / tensorlev)\n")
+    out.append("| matrix | nnz | format | hand | Eigen | KK | tensorlev | 2 threads | vs hand | vs Eigen | vs KK "
+               "| 2-thread speedup | BW serial | BW 2 threads |")
+    out.append("|" + "---|" * 14)
+    for (kernel, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][2], x[0][1])):
+        if kernel != "spmv":
+            continue
+        tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        bw1 = ratio(r["tensorlev"][1], triad.get("serial")) if "tensorlev" in r else "–"
+        bw2 = ratio(r["tensorlev_kokkos"][1], triad.get("kokkos")) if "tensorlev_kokkos" in r else "–"
+        out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
+                   f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(t(r, 'hand'), tl)} | "
+                   f"{ratio(t(r, 'eigen'), tl)} | {ratio(t(r, 'kokkos_kernels'), tl)} | {ratio(tl, tl2)} | {bw1} | {bw2} |")
+
+    out.append("\n### One COO product: direct vs convert to CSR then multiply (seed 003, Figure 14)\n")
+    out.append("| matrix | nnz | direct (ms) | convert + multiply (ms) | ratio |")
+    out.append("|---|---|---|---|---|")
+    for (kernel, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
+        if kernel == "spmv_once":
+            d, c = t(r, "tensorlev_direct"), t(r, "tensorlev_convert")
+            out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(d)} | {fmt_ms(c)} | {ratio(c, d)} |")
+
+    for kernel, title in (("add", "Sparse add C = A + A^T (CSR)"), ("spgemm", "SpGEMM C = A * A (CSR)")):
+        out.append(f"\n### {title} (ms; ratios are peer / tensorlev)\n")
+        out.append("| matrix | nnz | hand | Eigen | KK | tensorlev | 2 threads | vs hand | vs Eigen | vs KK | "
+                   "2-thread speedup |")
+        out.append("|" + "---|" * 11)
+        for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
+            if k != kernel:
+                continue
+            tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+            out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
+                       f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(t(r, 'hand'), tl)} | "
+                       f"{ratio(t(r, 'eigen'), tl)} | {ratio(t(r, 'kokkos_kernels'), tl)} | {ratio(tl, tl2)} |")
+
+    out.append("\n### MTTKRP A(i,r) = B(i,k,l) C(k,r) D(l,r), R = 16 (ms)\n")
+    out.append("| tensor | nnz | format | hand | tensorlev | 2 threads | vs hand | 2-thread speedup |")
+    out.append("|" + "---|" * 8)
+    for (kernel, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][2], x[0][1])):
+        if kernel != "mttkrp":
+            continue
+        tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | "
+                   f"{ratio(t(r, 'hand'), tl)} | {ratio(tl, tl2)} |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: summarize.py results/*.json")
+    main(sys.argv[1:])

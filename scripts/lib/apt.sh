@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# Shared by the setup scripts (source it): Debian package helpers that work
+# as root or through sudo on a fresh Debian 12 machine.
+#   apt_install PKG...      installs the packages that are not installed yet
+#   apt_ensure_source PKG   makes `apt-get source PKG` work, adding Debian's
+#                           deb-src entry (bookworm, main) when none is set
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+
+apt_install() {
+  local need=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+  done
+  if ((${#need[@]})); then
+    $SUDO apt-get update -q >&2
+    $SUDO apt-get install -y -q --no-install-recommends "${need[@]}" >&2
+  fi
+}
+
+apt_ensure_source() {
+  if ! apt-cache showsrc "$1" 2>/dev/null | grep -q "^Package: $1"; then
+    echo "Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $SUDO tee /etc/apt/sources.list.d/tensorlev-deb-src.sources >/dev/null
+    $SUDO apt-get update -q >&2
+  fi
+}
