@@ -20,3 +20,4 @@
 #include "pack.hpp"
 #include "print.hpp"
 #include "tensor.hpp"
+#include "view.hpp"

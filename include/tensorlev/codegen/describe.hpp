@@ -133,13 +133,20 @@ constexpr level_desc describe_level(char var) {
 template <class T>
 struct operand_traits;  // T: tensor<...> or scalar<V>, possibly const
 
-template <class V, class F, class I>
-struct operand_traits<tensor<V, F, I>> {
-  using value_type = V;
-  using index_type = I;
-  using format = F;
-  static constexpr std::size_t order = F::order;
-  static constexpr std::size_t nlev = F::num_levels;
+// Tensors, and anything shaped like one (tensor_view, view.hpp): a value
+// type, an index type and a format.
+template <class T>
+  requires(!std::is_const_v<T>) && requires {
+    typename T::value_type;
+    typename T::index_type;
+    typename T::format_type;
+  }
+struct operand_traits<T> {
+  using value_type = typename T::value_type;
+  using index_type = typename T::index_type;
+  using format = typename T::format_type;
+  static constexpr std::size_t order = format::order;
+  static constexpr std::size_t nlev = format::num_levels;
 };
 template <class V>
 struct operand_traits<scalar<V>> {

@@ -76,6 +76,13 @@ class scratch_pool {
   std::vector<std::unique_ptr<T>> all_;
   std::vector<T*> free_;
 };
+
+template <class T>
+struct is_tensor : std::false_type {};
+template <class V, class F, class I>
+struct is_tensor<tensor<V, F, I>> : std::true_type {};
+template <class T>
+inline constexpr bool is_tensor_v = is_tensor<T>::value;
 }  // namespace detail
 
 namespace cg {
@@ -1786,6 +1793,21 @@ void run_statement(const Out& out, const E& e, const executor& ex = serial) {
       return true;
     }();
     static_assert(same_vars, "tensorlev: the loop_order must name every index variable of the statement exactly once");
+  }
+  using OT = std::remove_const_t<std::remove_pointer_t<decltype(out.operand())>>;
+  if constexpr (!detail::is_scalar_v<OT> && !detail::is_tensor_v<OT>) {
+    // An output written in place (a tensor_view): it cannot be reassembled.
+    constexpr bool dense_out = [] {
+      for (std::size_t k = 0; k < d.acc[0].nlev; ++k)
+        if (!dense_level_desc(d.acc[0].lev[k])) return false;
+      return true;
+    }();
+    static_assert(dense_out,
+                  "tensorlev: a tensor_view output must be dense (only dense levels): its components are written in "
+                  "place; assemble a sparse result into a tensor");
+    static_assert(!std::is_const_v<std::remove_pointer_t<decltype(out.operand()->values().data())>>,
+                  "tensorlev: cannot write through a read-only tensor_view (tensor_view<const V, ...>)");
+    if constexpr (!dense_out) return;
   }
   using terms_t = decltype(top_terms(e));
   using groups = term_groups<Out, terms_t>;
