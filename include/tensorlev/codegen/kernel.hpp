@@ -29,6 +29,15 @@
 #include "describe.hpp"
 #include "plan.hpp"
 
+// A loop's plan inside the generated functions: a reference to the class's
+// constant on the host; in device code (which may not refer to host
+// variables) a static constexpr copy, folded away like the reference.
+#if defined(__CUDA_ARCH__)
+#define TENSORLEV_PLAN(name, value) static constexpr loop_plan name = value
+#else
+#define TENSORLEV_PLAN(name, value) static constexpr const loop_plan& name = value
+#endif
+
 namespace tensorlev {
 
 namespace detail {
@@ -455,7 +464,7 @@ struct kernel {
   }
 
   template <std::size_t A, std::size_t K>
-  static const auto& level_of(const state& st) {
+  TENSORLEV_HOST_DEVICE static const auto& level_of(const state& st) {
     if constexpr (A == 0 && (appending || inserting || assembling))
       return std::get<K>(*st.out_levels);
     else
@@ -466,7 +475,7 @@ struct kernel {
 
   // The last output variable's coordinate gets its value: appended in
   // order, or accumulated into the workspace.
-  TENSORLEV_ALWAYS_INLINE static void emit_appended(state& st, const V& value) {
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit_appended(state& st, const V& value) {
     const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
     if constexpr (sized_append) {
       // No call on this path (a possible reallocation would make the
@@ -499,7 +508,7 @@ struct kernel {
 
   // Appends coordinate c at position st.out_cnt of the output's last level,
   // or to the chunk's entries in a parallel run.
-  TENSORLEV_ALWAYS_INLINE static void append_out_coord(state& st, I c) {
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void append_out_coord(state& st, I c) {
     if constexpr (par == par_kind::append) {
       if (st.lout != nullptr) {
         st.lout->crd.push_back(c);
@@ -508,7 +517,7 @@ struct kernel {
     }
     std::get<out_last_level>(*st.out_levels).append_coord(st.out_cnt, c);
   }
-  static void append_out_edges(state& st, I parent, I begin, I end) {
+  TENSORLEV_HOST_DEVICE static void append_out_edges(state& st, I parent, I begin, I end) {
     if constexpr (par == par_kind::append) {
       if (st.lout != nullptr) {
         st.lout->edges.push_back({parent, begin, end});
@@ -520,7 +529,7 @@ struct kernel {
 
   // Position of the output's first NP (dense) levels at the bound variables.
   template <std::size_t NP>
-  static I locate_out_prefix(state& st) {
+  TENSORLEV_HOST_DEVICE static I locate_out_prefix(state& st) {
     I p = 0;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       (
@@ -627,7 +636,7 @@ struct kernel {
   // ---- expression evaluation (innermost body) --------------------------------
 
   template <class X, int Node, int Acc, mask_t Abs>
-  static V eval(const X& x, const state& st, const cursor& cs) {
+  TENSORLEV_HOST_DEVICE static V eval(const X& x, const state& st, const cursor& cs) {
     using NT = node_traits<X>;
     if constexpr (NT::kind == node_kind::access) {
       using T = op_t<Acc>;
@@ -677,7 +686,7 @@ struct kernel {
   }
 
   template <mask_t Abs>
-  static V eval_root(const state& st, const cursor& cs) {
+  TENSORLEV_HOST_DEVICE static V eval_root(const state& st, const cursor& cs) {
     return eval<E, 0, 1, Abs>(*st.expr, st, cs);
   }
 
@@ -689,7 +698,7 @@ struct kernel {
   // Loop Dp. At the precompute depth, every top-level term runs its own
   // loops (the others marked absent), scattering into the workspace.
   template <std::size_t Dp, mask_t Abs>
-  static void loop(state& st, const cursor& cs, V& tgt) {
+  TENSORLEV_HOST_DEVICE static void loop(state& st, const cursor& cs, V& tgt) {
     if constexpr (static_cast<int>(Dp) == O.scatter) {
       [&]<std::size_t... T>(std::index_sequence<T...>) {
         (loop_nest<Dp, Abs | O.term_others[T]>(st, cs, tgt), ...);
@@ -700,11 +709,11 @@ struct kernel {
   }
 
   template <std::size_t Dp, mask_t Abs>
-  static void loop_nest(state& st, const cursor& cs, V& tgt) {
+  TENSORLEV_HOST_DEVICE static void loop_nest(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
       if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st, cs);
     } else {
-      static constexpr const loop_plan& P = plan<Dp, Abs>;
+      TENSORLEV_PLAN(P, (plan<Dp, Abs>));
       static_assert(check_plan<P.error, P.error_acc>());
       if constexpr (!P.zero) {
         constexpr std::size_t NM = P.nm;
@@ -727,13 +736,13 @@ struct kernel {
   }
 
   template <std::size_t A, std::size_t K>
-  static ancestors<I> anc(const state& st) {
+  TENSORLEV_HOST_DEVICE static ancestors<I> anc(const state& st) {
     return ancestors<I>(st.crd[A], K);
   }
 
   template <std::size_t Dp, mask_t Abs, std::size_t S>
-  static void init_slot(const state& st, const cursor& cs, I& cur, I& end) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static void init_slot(const state& st, const cursor& cs, I& cur, I& end) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (P.merged[S] == -2) {
       // blocked coordinate: outer * B + inner, if inside the tensor
       constexpr std::size_t c = static_cast<std::size_t>(P.computed);
@@ -764,8 +773,8 @@ struct kernel {
   // Coordinate of merged slot S at its current position; false when the
   // position holds no coordinate.
   template <std::size_t Dp, mask_t Abs, std::size_t S>
-  static bool slot_coord(const state& st, I cur, I& c) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static bool slot_coord(const state& st, I cur, I& c) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (P.merged[S] < 0) {
       c = cur;
       return true;
@@ -788,8 +797,8 @@ struct kernel {
 
   // End of the run of positions holding coordinate i, starting at cur.
   template <std::size_t Dp, mask_t Abs, std::size_t S>
-  static I segment_end(const state& st, I cur, I end, I i) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static I segment_end(const state& st, I cur, I end, I i) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     constexpr iter_desc it = P.it[P.merged[S]];
     constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
     const auto& lvl = level_of<A, K>(st);
@@ -801,8 +810,8 @@ struct kernel {
   static constexpr bool subset(std::uint32_t q, std::uint32_t p) { return (q & ~p) == 0; }
 
   template <std::size_t Dp, mask_t Abs, std::size_t Pt, std::size_t NM>
-  static void point(state& st, const cursor& cs, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static void point(state& st, const cursor& cs, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     constexpr std::uint32_t Pm = P.pts[Pt];
     constexpr bool single = popcount32(Pm) == 1;
     if constexpr (single) {
@@ -895,9 +904,9 @@ struct kernel {
   // The body of one lattice case: bind the variable, position every
   // iterator, then recurse into the next loop.
   template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t NM>
-  static void body(state& st, const cursor& parent, V& tgt, I i, const std::array<I, NM>& cur,
+  TENSORLEV_HOST_DEVICE static void body(state& st, const cursor& parent, V& tgt, I i, const std::array<I, NM>& cur,
                    const std::array<I, NM>& se) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     cursor cs = parent;
     if constexpr (keep_var_val) st.var_val[var_index(P.var)] = i;
     [&]<std::size_t... It>(std::index_sequence<It...>) {
@@ -950,7 +959,7 @@ struct kernel {
   // Positions a random-access operand by locating through all its levels
   // with the current values of their variables; false if any is missing.
   template <std::size_t A>
-  static bool locate_chain(state& st, cursor& cs) {
+  TENSORLEV_HOST_DEVICE static bool locate_chain(state& st, cursor& cs) {
     return [&]<std::size_t... K>(std::index_sequence<K...>) {
       bool found = true;
       (
@@ -968,8 +977,8 @@ struct kernel {
   }
 
   template <std::size_t Dp, mask_t Abs, std::uint32_t Qm, std::size_t It, std::uint32_t Found>
-  static void with_found(state& st, cursor& cs, V& tgt, I i) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static void with_found(state& st, cursor& cs, V& tgt, I i) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (It == P.nit) {
       inner<Dp, case_absent(P, Abs, Qm, Found)>(st, cs, tgt);
     } else if constexpr (P.it[It].located && P.it[It].may_miss) {
@@ -994,8 +1003,8 @@ struct kernel {
   }
 
   template <std::size_t Dp, mask_t Abs>
-  static void inner(state& st, const cursor& cs, V& tgt) {
-    static constexpr const loop_plan& P = plan<Dp, Abs>;
+  TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (nonzero(D, D.root, Abs)) {
       if constexpr (P.out_done && appending) {
         // The last output level's coordinate is bound: sum the remaining
@@ -1197,6 +1206,40 @@ struct kernel {
     V sum{};
     for (const V& v : partial) sum += v;
     return sum;
+  }
+
+  // ---- device entry ----------------------------------------------------------
+  //
+  // The pieces a device back end launches: a state prepared on the host
+  // (operands and output bound; its pointers, and the operands' arrays, must
+  // be accessible where the kernel runs: tensor_views over device memory,
+  // copied there), the root cursor, and run_chunk for one chunk of loop 0.
+  // Only statements whose chunks write disjoint rows or a scalar partial;
+  // the output must be zeroed first unless the kernel stores directly, and
+  // chunks of a COO-like outer level come from outer_chunks (cut between
+  // rows). tests/device compiles these with nvcc; nothing launches them yet.
+
+  static state prepared_state(const Out& out, const E& e)
+    requires(par == par_kind::rows || par == par_kind::scalar)
+  {
+    state st = make_state(out, e);
+    if constexpr (par == par_kind::rows) st.out_data = std::get<0>(st.ops)->values().data();
+    return st;
+  }
+  TENSORLEV_HOST_DEVICE static cursor root_cursor() {
+    cursor cs{};
+    for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
+    return cs;
+  }
+  /// Loop 0 over [lo, hi) of its range (chunk_bounds' units: positions or
+  /// coordinates); returns the chunk's scalar partial (zero for rows).
+  TENSORLEV_HOST_DEVICE static V run_chunk(state st, const cursor& cs, I lo, I hi)
+    requires(par == par_kind::rows || par == par_kind::scalar)
+  {
+    st.chunked = true, st.chunk_lo = lo, st.chunk_hi = hi;
+    V acc{};
+    loop<0, 0>(st, cs, acc);
+    return acc;
   }
 
   // Scatter outputs: out[0, nv) += every private copy, in the pool's order,
