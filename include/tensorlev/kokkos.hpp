@@ -9,12 +9,23 @@
 /// `Kokkos::parallel_for` with a dynamic schedule over the space; the call
 /// returns after the space is fenced. Host execution spaces only for now:
 /// the tensors' level arrays live in host memory (std::vector).
+///
+/// Arrays held in Kokkos Views (in any memory space) are used through
+/// non-owning tensor views (view.hpp): `vector_view(v)` over a rank-1 View,
+/// `csr_view(rows, cols, row_map, entries, values)` over the three arrays of
+/// a CSR matrix (the layout of KokkosSparse::CrsMatrix). Kernels over them
+/// run on an executor whose space can reach that memory.
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include "execution.hpp"
+#include "formats.hpp"
+#include "view.hpp"
 
 namespace tensorlev {
 
@@ -46,5 +57,57 @@ class kokkos_executor {
   }
   Space space_;
 };
+
+namespace detail {
+template <class View>
+inline constexpr bool is_rank1_view_v = Kokkos::is_view<View>::value && View::rank == 1;
+
+inline void check_extent(const char* what, std::size_t got, std::size_t want) {
+  if (got != want)
+    throw std::invalid_argument(std::string("tensorlev::csr_view: ") + what + " has " + std::to_string(got) +
+                                " entries, expected " + std::to_string(want));
+}
+}  // namespace detail
+
+/// A dense vector viewing a rank-1 Kokkos View (a const value type gives a
+/// read-only operand; a non-const one may be a kernel's output). Index type
+/// I must hold the extent.
+template <index_type I = std::int32_t, class View>
+[[nodiscard]] tensor_view<typename View::value_type, dense_vector, I> vector_view(const View& v) {
+  static_assert(detail::is_rank1_view_v<View>, "tensorlev::vector_view: needs a rank-1 Kokkos::View");
+  static_assert(std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft> ||
+                    std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>,
+                "tensorlev::vector_view: the View must be contiguous (LayoutLeft or LayoutRight)");
+  const auto n = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::vector_view: extent");
+  using V = typename View::value_type;
+  return tensor_view<V, dense_vector, I>({n}, {dense_level<I>(n)}, std::span<V>(v.data(), v.extent(0)));
+}
+
+/// A CSR matrix viewing three rank-1 Kokkos Views: row_map (rows + 1
+/// offsets), entries (column of each stored value) and values, which must
+/// outlive the view. row_map and entries share the index type. Only the
+/// extents are checked here: the arrays may live in memory the host cannot
+/// read; their contents must encode a valid CSR matrix (sorted, unique
+/// columns in each row).
+template <class RowMap, class Entries, class Values>
+[[nodiscard]] auto csr_view(typename Entries::non_const_value_type rows, typename Entries::non_const_value_type cols,
+                            const RowMap& row_map, const Entries& entries, const Values& values) {
+  static_assert(detail::is_rank1_view_v<RowMap> && detail::is_rank1_view_v<Entries> && detail::is_rank1_view_v<Values>,
+                "tensorlev::csr_view: row_map, entries and values must be rank-1 Kokkos::Views");
+  using I = typename Entries::non_const_value_type;
+  static_assert(std::is_same_v<typename RowMap::non_const_value_type, I>,
+                "tensorlev::csr_view: row_map and entries must have the same index type (compressed levels store "
+                "positions and coordinates in one type); copy row_map into a View of the entries' type");
+  static_assert(index_type<I>, "tensorlev::csr_view: the entries' type must be a tensorlev index type (a signed integer of at least 32 "
+                "bits)");
+  using V = typename Values::value_type;
+  if (rows < 0 || cols < 0) throw std::invalid_argument("tensorlev::csr_view: negative dimension");
+  detail::check_extent("row_map", row_map.extent(0), static_cast<std::size_t>(rows) + 1);
+  detail::check_extent("values", values.extent(0), entries.extent(0));
+  using view_t = tensor_view<V, csr, I>;
+  using levels_t = typename view_t::level_tuple;
+  return view_t({rows, cols}, levels_t(dense_level<I>(rows), compressed_view<I>(cols, row_map.data(), entries.data())),
+                std::span<V>(values.data(), values.extent(0)));
+}
 
 }  // namespace tensorlev
