@@ -19,7 +19,7 @@ shift || true
 "$root/scripts/install-deps.sh"
 # Kokkos with OpenMP for the parallel tests (built once, then reused).
 kokkos=$("$root/scripts/build-kokkos.sh" | tail -1)
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" -DTENSORLEV_MPI=ON \
   "${san[@]}" "$@"
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"

@@ -101,9 +101,20 @@ namespace detail {
 constexpr bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 constexpr bool is_space(char c) { return c == ' ' || c == '\t'; }
+// string_view::find compares pointers with null, which GCC 12 does not
+// accept as a constant expression on template parameter objects under
+// -fsanitize=address; an index loop is.
+constexpr std::size_t index_of(std::string_view s, std::string_view pat) {
+  for (std::size_t k = 0; k + pat.size() <= s.size(); ++k) {
+    bool same = true;
+    for (std::size_t m = 0; m < pat.size() && same; ++m) same = s[k + m] == pat[m];
+    if (same) return k;
+  }
+  return std::string_view::npos;
+}
 
 constexpr notation_error parse_statement(std::string_view s, dist_statement& out) {
-  const std::size_t arrow = s.find("->");
+  const std::size_t arrow = index_of(s, "->");
   if (arrow == std::string_view::npos) return notation_error::no_arrow;
   for (char c : s.substr(0, arrow)) {
     if (is_space(c)) continue;
@@ -168,12 +179,12 @@ constexpr parsed_notation parse_notation(std::string_view s) {
       return p;
     }
     s = s.substr(1, s.size() - 2);
-  } else if (s.find(',') != std::string_view::npos || s.find(']') != std::string_view::npos) {
+  } else if (detail::index_of(s, ",") != std::string_view::npos || detail::index_of(s, "]") != std::string_view::npos) {
     p.error = notation_error::bad_list;
     return p;
   }
   while (true) {
-    const std::size_t comma = s.find(',');
+    const std::size_t comma = detail::index_of(s, ",");
     if (p.levels == max_dist_dims) {
       p.error = notation_error::too_many_dims;
       return p;

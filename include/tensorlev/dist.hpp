@@ -1,0 +1,9 @@
+#pragma once
+/// @file dist.hpp
+/// Distribution over MPI (link `tensorlev::dist`): machine grids with
+/// counted communication, tensor distribution notation, distributed tensors
+/// and the distributed kernels.
+#include "dist/grid.hpp"
+#include "dist/kernels.hpp"
+#include "dist/notation.hpp"
+#include "dist/tensor.hpp"

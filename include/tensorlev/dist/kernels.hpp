@@ -1,0 +1,235 @@
+#pragma once
+/// @file dist/kernels.hpp
+/// Distributed kernels over dist_tensors: each rank runs the generated
+/// local kernel (codegen, on any tensorlev executor: serial or Kokkos) on
+/// its pieces; the communication is the algorithm's and nothing else.
+///
+/// - `spmv_rows(y, A, x)`: y(i) = A(i,j) x(j) with A in row blocks
+///   (`"xy->x"`, any sparse or dense format) and x, y in blocks (`"x->x"`)
+///   on a 1D grid. x is all-gathered (the replicated operand, SuperTaco's
+///   row-blocked SpMV); nothing else moves.
+/// - `summa(C, A, B)`: C(i,j) = A(i,k) B(k,j), all three dense 2D tilings
+///   (`"xy->xy"`) on a 2D grid of any shape. For each k interval of the
+///   merged split points, the owner column broadcasts its A panel along
+///   grid rows and the owner row its B panel along grid columns (DISTAL
+///   Fig. 12: `communicate(A, jo)`, `communicate({B, C}, ko)`).
+/// - `cannon(C, A, B)`: the same product on a square q x q grid: an
+///   initial skew, then q local products separated by q - 1 neighbour
+///   shifts of A (left) and B (up) (DISTAL's `rotate`).
+///
+/// Every kernel checks that the tensors' distributions fit together and
+/// throws shape_error on every rank when they do not.
+
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../codegen.hpp"
+#include "../execution.hpp"
+#include "../formats.hpp"
+#include "../view.hpp"
+#include "tensor.hpp"
+
+namespace tensorlev::dist {
+
+/// Whether D partitions tensor dimension `tdim` over machine dimension m.
+template <class D>
+constexpr bool partitions(std::size_t m, std::size_t tdim) {
+  return D::levels == 1 && m < D::machine_order() && D::statement().machine[m].kind == machine_dim_kind::partition &&
+         D::statement().machine[m].tensor_dim == tdim;
+}
+/// `"x->x"`: a vector in blocks over a 1D machine.
+template <class D>
+inline constexpr bool vector_blocks_v = D::tensor_order == 1 && D::machine_order() == 1 && partitions<D>(0, 0);
+/// `"xy->x"`: a matrix in row blocks over a 1D machine.
+template <class D>
+inline constexpr bool row_blocks_v = D::tensor_order == 2 && D::machine_order() == 1 && partitions<D>(0, 0);
+/// `"xy->xy"`: a matrix in tiles over a 2D machine.
+template <class D>
+inline constexpr bool tiles_v =
+    D::tensor_order == 2 && D::machine_order() == 2 && partitions<D>(0, 0) && partitions<D>(1, 1);
+
+namespace detail {
+inline std::string splits_string(const std::vector<long long>& s) {
+  std::string out = "{";
+  for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+  return out + "}";
+}
+// "" when the split points agree, else a message naming both.
+inline std::string same_splits(const char* fn, const char* a, const std::vector<long long>& sa, const char* b,
+                               const std::vector<long long>& sb) {
+  if (sa == sb) return {};
+  return std::string("tensorlev::dist::") + fn + ": " + a + " is split at " + splits_string(sa) + " but " + b +
+         " at " + splits_string(sb) + " (mismatched distributions)";
+}
+template <class V, index_type I>
+tensor_view<const V, dense_row_major, I> matrix_view(I rows, I cols, std::span<const V> data) {
+  using L = typename tensor_view<const V, dense_row_major, I>::level_tuple;
+  return tensor_view<const V, dense_row_major, I>({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)), data);
+}
+}  // namespace detail
+
+/// Row-blocked SpMV: y(i) = A(i,j) x(j). A's row splits must equal y's;
+/// x may be split anywhere (it is all-gathered).
+template <class V, format_type FA, class DA, class Dx, class Dy, index_type I>
+void spmv_rows(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, FA, DA, I>& A,
+               const dist_tensor<V, dense_vector, Dx, I>& x, const executor& ex = serial) {
+  static_assert(row_blocks_v<DA>, "tensorlev::dist::spmv_rows: A must be distributed in row blocks (\"xy->x\")");
+  static_assert(vector_blocks_v<Dx> && vector_blocks_v<Dy>,
+                "tensorlev::dist::spmv_rows: x and y must be distributed in blocks (\"x->x\")");
+  const machine_grid& g = A.grid();
+  std::string why;
+  if (&x.grid() != &g || &y.grid() != &g) why = "tensorlev::dist::spmv_rows: A, x and y are on different grids";
+  else if (A.dims()[0] != y.dims()[0] || A.dims()[1] != x.dims()[0])
+    why = "tensorlev::dist::spmv_rows: A is " + std::to_string(A.dims()[0]) + "x" + std::to_string(A.dims()[1]) +
+          ", x has " + std::to_string(x.dims()[0]) + " and y " + std::to_string(y.dims()[0]) + " components";
+  else
+    why = detail::same_splits("spmv_rows", "A's rows", A.map().splits(0), "y", y.map().splits(0));
+  agree(g, why.empty(), why);
+  // Replicate x: block k of x lands at its offset.
+  const auto& xs = x.map().splits(0);
+  std::vector<int> counts(xs.size() - 1), displs(xs.size() - 1);
+  for (std::size_t k = 0; k + 1 < xs.size(); ++k) {
+    displs[k] = static_cast<int>(xs[k]);
+    counts[k] = static_cast<int>(xs[k + 1] - xs[k]);
+  }
+  const I n = static_cast<I>(x.dims()[0]);
+  tensor<V, dense_vector, I> full({n});
+  const auto mine = x.local().values();
+  g.allgatherv(mine.data(), mine.size(), full.values().data(), counts, displs, g.comm());
+  using namespace tensorlev::indices;
+  compute(ex, y.local()(i), A.local()(i, j) * full(j));
+}
+
+/// SUMMA: C(i,j) = A(i,k) B(k,j) on a 2D grid, all dense tiles. A's rows
+/// must be split as C's rows and B's columns as C's columns; A's columns
+/// and B's rows may be split differently (k steps over the merged points).
+template <class V, class DC, class DA, class DB, index_type I>
+void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
+           const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
+  static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
+                "tensorlev::dist::summa: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
+  const machine_grid& g = C.grid();
+  std::string why;
+  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::summa: A, B and C are on different grids";
+  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
+    why = "tensorlev::dist::summa: shapes do not compose";
+  else {
+    why = detail::same_splits("summa", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
+    if (why.empty())
+      why = detail::same_splits("summa", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
+  }
+  agree(g, why.empty(), why);
+  // k intervals: the union of A's column and B's row split points.
+  std::vector<long long> ks = A.map().splits(1);
+  ks.insert(ks.end(), B.map().splits(0).begin(), B.map().splits(0).end());
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  const auto owner = [](const std::vector<long long>& s, long long k) {
+    return static_cast<int>(std::upper_bound(s.begin(), s.end(), k) - s.begin()) - 1;
+  };
+  const I rows = C.local().dimension(0);
+  const I cols = C.local().dimension(1);
+  const int my_col = g.coords()[1];
+  const int my_row = g.coords()[0];
+  std::vector<V> a_panel;
+  std::vector<V> b_panel;
+  using namespace tensorlev::indices;
+  for (std::size_t s = 0; s + 1 < ks.size(); ++s) {
+    const long long k0 = ks[s];
+    const I w = static_cast<I>(ks[s + 1] - k0);
+    if (w == 0) continue;
+    // A(:, k0:k1) from the column of ranks holding it, along grid rows.
+    const int a_root = owner(A.map().splits(1), k0);
+    a_panel.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(w), V{});
+    if (my_col == a_root) {
+      const auto av = A.local().values();
+      const I acols = A.local().dimension(1);
+      const long long c0 = k0 - A.offset(1);
+      for (I r = 0; r < rows; ++r)
+        std::copy_n(av.begin() + static_cast<std::ptrdiff_t>(r * static_cast<long long>(acols) + c0), w,
+                    a_panel.begin() + static_cast<std::ptrdiff_t>(r * static_cast<long long>(w)));
+    }
+    g.broadcast_along(a_panel.data(), a_panel.size(), a_root, 1);
+    // B(k0:k1, :) from the row of ranks holding it, along grid columns.
+    const int b_root = owner(B.map().splits(0), k0);
+    b_panel.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(cols), V{});
+    if (my_row == b_root) {
+      const auto bv = B.local().values();
+      const long long r0 = k0 - B.offset(0);
+      std::copy_n(bv.begin() + static_cast<std::ptrdiff_t>(r0 * static_cast<long long>(cols)), b_panel.size(),
+                  b_panel.begin());
+    }
+    g.broadcast_along(b_panel.data(), b_panel.size(), b_root, 0);
+    const auto Ap = detail::matrix_view<V, I>(rows, w, a_panel);
+    const auto Bp = detail::matrix_view<V, I>(w, cols, b_panel);
+    compute_add(ex, C.local()(i, j), Ap(i, k) * Bp(k, j));
+  }
+}
+
+/// Cannon's algorithm on a square q x q grid, all dense tiles with A's
+/// column splits equal to B's row splits.
+template <class V, class DC, class DA, class DB, index_type I>
+void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
+            const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
+  static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
+                "tensorlev::dist::cannon: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
+  const machine_grid& g = C.grid();
+  std::string why;
+  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::cannon: A, B and C are on different grids";
+  else if (g.dims()[0] != g.dims()[1])
+    why = "tensorlev::dist::cannon: needs a square grid, not " + g.shape_string();
+  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
+    why = "tensorlev::dist::cannon: shapes do not compose";
+  else {
+    why = detail::same_splits("cannon", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
+    if (why.empty())
+      why = detail::same_splits("cannon", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
+    if (why.empty())
+      why = detail::same_splits("cannon", "A's columns", A.map().splits(1), "B's rows", B.map().splits(0));
+  }
+  agree(g, why.empty(), why);
+  const int q = g.dims()[0];
+  const int r = g.coords()[0];
+  const int c = g.coords()[1];
+  const auto& ks = A.map().splits(1);
+  const auto kw = [&](int kk) {  // width of k block kk
+    return static_cast<I>(ks[static_cast<std::size_t>(kk) + 1] - ks[static_cast<std::size_t>(kk)]);
+  };
+  const I rows = C.local().dimension(0);
+  const I cols = C.local().dimension(1);
+  const auto mod = [q](int v) { return ((v % q) + q) % q; };
+  // Current blocks: A(r, ka) and B(kb, c); ka = kb after the skew.
+  std::vector<V> a(A.local().values().begin(), A.local().values().end());
+  std::vector<V> b(B.local().values().begin(), B.local().values().end());
+  std::vector<V> next;
+  MPI_Comm row_comm = g.axis(1);  // rank in it = column coordinate
+  MPI_Comm col_comm = g.axis(0);  // rank in it = row coordinate
+  // Skew: rank (r, c) takes A(r, c + r) from the right and B(r + c, c) from below.
+  int ka = mod(c + r);
+  next.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(ka)), V{});
+  g.shift(a.data(), a.size(), mod(c - r), next.data(), next.size(), ka, row_comm);
+  a.swap(next);
+  next.assign(static_cast<std::size_t>(kw(ka)) * static_cast<std::size_t>(cols), V{});
+  g.shift(b.data(), b.size(), mod(r - c), next.data(), next.size(), mod(r + c), col_comm);
+  b.swap(next);
+  using namespace tensorlev::indices;
+  for (int s = 0; s < q; ++s) {
+    const I w = kw(ka);
+    compute_add(ex, C.local()(i, j),
+                detail::matrix_view<V, I>(rows, w, a)(i, k) * detail::matrix_view<V, I>(w, cols, b)(k, j));
+    if (s + 1 == q) break;
+    // Shift A left and B up by one.
+    const int ka_next = mod(ka + 1);
+    next.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(ka_next)), V{});
+    g.shift(a.data(), a.size(), mod(c - 1), next.data(), next.size(), mod(c + 1), row_comm);
+    a.swap(next);
+    ka = ka_next;
+    next.assign(static_cast<std::size_t>(kw(ka)) * static_cast<std::size_t>(cols), V{});
+    g.shift(b.data(), b.size(), mod(r - 1), next.data(), next.size(), mod(r + 1), col_comm);
+    b.swap(next);
+  }
+}
+
+}  // namespace tensorlev::dist

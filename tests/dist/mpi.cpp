@@ -1,0 +1,369 @@
+// Distributed tensors and kernels under mpirun (ctest runs this with 1, 2,
+// 3, 4, 8 and 9 ranks): every result is compared with the single-node
+// result on the same global data (every rank builds it from the same seed),
+// and the counted communication with each algorithm's model.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <random>
+
+#include "tensorlev/codegen.hpp"
+#include "tensorlev/dist.hpp"
+#include "tensorlev/formats.hpp"
+
+namespace {
+using namespace tensorlev;
+using namespace tensorlev::dist;
+using namespace tensorlev::indices;
+
+int world_size() {
+  int s = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+// A random m x n matrix with small integer values (exact sums) in format F.
+template <class F>
+tensor<double, F> random_matrix(int m, int n, double fill, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> val(1, 9);
+  coordinate_list<double, int> list({m, n});
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c)
+      if (u(rng) < fill) list.push_back({r, c}, val(rng));
+  return pack<F>(list);
+}
+tensor<double, dense_vector> random_vector(int n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> val(-4, 4);
+  tensor<double, dense_vector> x({n});
+  for (auto& v : x.values()) v = val(rng);
+  return x;
+}
+
+// The dense sub-block [lo, hi) of a dense row-major m x n array.
+std::vector<double> sub_block(const std::vector<double>& a, long long n, const block_box& b) {
+  std::vector<double> out;
+  for (long long r = b.lo[0]; r < b.hi[0]; ++r)
+    for (long long c = b.lo[1]; c < b.hi[1]; ++c) out.push_back(a[static_cast<std::size_t>(r * n + c)]);
+  return out;
+}
+
+// Every rank's piece equals its box of the global tensor.
+template <class T, class G>
+void expect_piece(const T& dt, const G& global, const std::string& what) {
+  if (!dt.holds()) {
+    EXPECT_EQ(dt.local().stored(), 0u) << what;
+    return;
+  }
+  EXPECT_EQ(to_dense(dt.local()), sub_block(to_dense(global), dt.dims()[1], *dt.box()))
+      << what << " on rank " << dt.grid().rank();
+}
+
+TEST(DistGrid, ShapesCoordinatesAndAxes) {
+  const int p = world_size();
+  for (std::size_t order : {1u, 2u, 3u}) {
+    machine_grid g(MPI_COMM_WORLD, std::vector<int>(order, 0));
+    EXPECT_EQ(g.size(), p);
+    EXPECT_EQ(g.rank_of(g.coord_vector()), g.rank());
+    EXPECT_EQ(g.coords_of(g.rank()), g.coord_vector());
+    for (std::size_t d = 0; d < order; ++d) {
+      int s = 0;
+      int r = 0;
+      MPI_Comm_size(g.axis(d), &s);
+      MPI_Comm_rank(g.axis(d), &r);
+      EXPECT_EQ(s, g.dims()[d]);
+      EXPECT_EQ(r, g.coords()[d]);
+    }
+  }
+  EXPECT_THROW(machine_grid(MPI_COMM_WORLD, {p + 1}), shape_error);
+  EXPECT_THROW(machine_grid(MPI_COMM_WORLD, {}), shape_error);
+}
+
+TEST(DistTensor, DistributeGatherRedistribute) {
+  const int p = world_size();
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  for (auto [m, n] : {std::pair{0, 0}, {1, 1}, {5, 3}, {13, 17}, {40, 9}}) {
+    const auto A = random_matrix<csr>(m, n, 0.3, static_cast<unsigned>(m * 31 + n));
+    const auto* root_A = line.rank() == 0 ? &A : nullptr;
+    const std::string what = std::to_string(m) + "x" + std::to_string(n) + " on " + std::to_string(p) + " ranks";
+    // Row blocks (CSR pieces), gathered back.
+    auto rows = distribute<csr>(line, distribution_map<distribution<"xy->x">>({m, n}, line.extents()), root_A);
+    expect_piece(rows, A, "rows " + what);
+    const auto back = gather<csr>(rows);
+    EXPECT_EQ(back.has_value(), line.rank() == 0);
+    if (back) {
+      EXPECT_EQ(to_dense(*back), to_dense(A)) << what;
+    }
+    // Columns (CSC pieces) by redistribution, then tiles, a fixed face and
+    // replicated tiles on grids of 2 and 3 dimensions (dense pieces).
+    auto cols = redistribute<csc>(rows, distribution_map<distribution<"xy->y">>({m, n}, line.extents()));
+    expect_piece(cols, A, "columns " + what);
+    auto tiles = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({m, n}, plane.extents()),
+                                             plane.rank() == 0 ? &A : nullptr);
+    expect_piece(tiles, A, "tiles " + what);
+    auto face = distribute<coo>(cube, distribution_map<distribution<"xy->xy0">>({m, n}, cube.extents()),
+                                cube.rank() == 0 ? &A : nullptr);
+    expect_piece(face, A, "face " + what);
+    EXPECT_EQ(face.holds(), cube.coords()[2] == 0);
+    auto repl = distribute<csr>(cube, distribution_map<distribution<"xy->xy*">>({m, n}, cube.extents()),
+                                cube.rank() == 0 ? &A : nullptr);
+    expect_piece(repl, A, "replicated " + what);
+    const auto repl_back = gather<dense_row_major>(repl);
+    if (repl_back) {
+      EXPECT_EQ(to_dense(*repl_back), to_dense(A)) << "replicated pieces are gathered once " << what;
+    }
+    auto transposed =
+        redistribute<dense_row_major>(tiles, distribution_map<distribution<"xy->yx">>({m, n}, plane.extents()));
+    expect_piece(transposed, A, "tiles yx " + what);
+    // From per-rank parts: rank r contributes the entries e with e % p == r.
+    coordinate_list<double, int> part({m, n});
+    long long e = 0;
+    for_each_component(A, [&](const auto& x, double v) {
+      if (e++ % p == line.rank()) part.push_back(std::span<const int>(x), v);
+    });
+    auto parts = distribute_entries<dcsr>(line, distribution_map<distribution<"xy->x">>({m, n}, line.extents()), part);
+    expect_piece(parts, A, "from parts " + what);
+  }
+}
+
+TEST(DistTensor, ErrorsReachEveryRank) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  const auto A = random_matrix<csr>(6, 4, 0.5, 1);
+  // The root's global tensor is not the distribution's shape: every rank throws.
+  EXPECT_THROW((void)distribute<csr>(line, distribution_map<distribution<"xy->x">>({6, 5}, line.extents()),
+                                     line.rank() == 0 ? &A : nullptr),
+               shape_error);
+  // A map for a 2D machine on a 1D grid.
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  EXPECT_THROW((void)distribute<csr>(line, distribution_map<distribution<"xy->xy">>({6, 4}, plane.extents()),
+                                     line.rank() == 0 ? &A : nullptr),
+               shape_error);
+}
+
+// y = A x with A in row blocks (default and nonzero-balanced splits), in
+// several formats; only x moves, by one all-gather.
+template <class F>
+void spmv_case(int m, int n, double fill, bool balanced) {
+  machine_grid g(MPI_COMM_WORLD, {0});
+  const int p = g.size();
+  const auto A = random_matrix<csr>(m, n, fill, static_cast<unsigned>(m * 7 + n));
+  const auto x = random_vector(n, static_cast<unsigned>(n));
+  tensor<double, dense_vector> want({m});
+  want(i) = A(i, j) * x(j);
+  distribution_map<distribution<"xy->x">> amap({m, n}, g.extents());
+  distribution_map<distribution<"x->x">> ymap({m}, g.extents());
+  if (balanced) {
+    const auto& rp = A.level<1>().pos();
+    const auto s = balanced_splits<int>(rp, p);
+    amap.set_splits(0, s);
+    ymap.set_splits(0, s);
+  }
+  const auto dA = distribute<F>(g, amap, g.rank() == 0 ? &A : nullptr);
+  const auto dx = distribute<dense_vector>(g, distribution_map<distribution<"x->x">>({n}, g.extents()),
+                                           g.rank() == 0 ? &x : nullptr);
+  auto dy = distribute<dense_vector>(g, ymap, g.rank() == 0 ? &want : nullptr);
+  for (auto& v : dy.local().values()) v = -7;  // overwritten
+  g.stats().reset();
+  spmv_rows(dy, dA, dx);
+  const auto& box = *dy.box();
+  const std::vector<double> expect(want.values().begin() + box.lo[0], want.values().begin() + box.hi[0]);
+  EXPECT_EQ(std::vector<double>(dy.local().values().begin(), dy.local().values().end()), expect)
+      << m << "x" << n << " on rank " << g.rank();
+  // The model: this rank sends its block of x to every other rank and
+  // receives every other non-empty block; nothing else is communicated.
+  const auto& xs = dx.map().splits(0);
+  const long long mine = xs[static_cast<std::size_t>(g.rank()) + 1] - xs[static_cast<std::size_t>(g.rank())];
+  long long others = 0;
+  long long from = 0;
+  for (int r = 0; r < p; ++r) {
+    const long long c = xs[static_cast<std::size_t>(r) + 1] - xs[static_cast<std::size_t>(r)];
+    if (r != g.rank() && c > 0) {
+      others += c;
+      ++from;
+    }
+  }
+  const auto& st = g.stats()[comm_kind::allgather];
+  EXPECT_EQ(st.bytes_received, others * 8);
+  EXPECT_EQ(st.messages_received, from);
+  EXPECT_EQ(st.bytes_sent, mine > 0 ? mine * 8 * (p - 1) : 0);
+  EXPECT_EQ(g.stats().total().bytes_received, st.bytes_received) << "row-blocked SpMV moves only x";
+  EXPECT_EQ(g.stats().total().bytes_sent, st.bytes_sent);
+}
+
+TEST(DistKernels, RowBlockedSpmv) {
+  for (bool balanced : {false, true}) {
+    spmv_case<csr>(24, 24, 0.3, balanced);   // square
+    spmv_case<csr>(13, 29, 0.2, balanced);   // rectangular, non-divisible
+    spmv_case<csr>(3, 5, 0.6, balanced);     // fewer rows than some rank counts
+    spmv_case<coo>(17, 11, 0.3, balanced);
+    spmv_case<dcsr>(17, 11, 0.1, balanced);
+    spmv_case<dense_row_major>(10, 7, 1.0, balanced);
+  }
+  // y split unlike A's rows: a readable error on every rank.
+  machine_grid g(MPI_COMM_WORLD, {0});
+  if (g.size() > 1) {
+    const auto A = random_matrix<csr>(8, 8, 0.5, 3);
+    const auto x = random_vector(8, 4);
+    const auto dA = distribute<csr>(g, distribution_map<distribution<"xy->x">>({8, 8}, g.extents()),
+                                    g.rank() == 0 ? &A : nullptr);
+    const auto dx = distribute<dense_vector>(g, distribution_map<distribution<"x->x">>({8}, g.extents()),
+                                             g.rank() == 0 ? &x : nullptr);
+    distribution_map<distribution<"x->x">> odd({8}, g.extents());
+    std::vector<long long> s(static_cast<std::size_t>(g.size()) + 1, 8);
+    s[0] = 0;
+    odd.set_splits(0, s);
+    auto dy = distribute<dense_vector>(g, odd, g.rank() == 0 ? &x : nullptr);
+    EXPECT_THROW(spmv_rows(dy, dA, dx), shape_error);
+  }
+}
+
+// C = A B with dense tiles, by SUMMA (any 2D grid) and Cannon (square
+// grids), against the single-node product, with the communication model.
+struct gemm_setup {
+  int m, k, n;
+  bool odd_k;  // split A's columns and B's rows differently (SUMMA only)
+};
+
+TEST(DistKernels, SummaAndCannon) {
+  machine_grid g(MPI_COMM_WORLD, {0, 0});
+  const int gx = g.dims()[0];
+  const int gy = g.dims()[1];
+  for (const gemm_setup s : {gemm_setup{12, 12, 12, false}, {7, 5, 9, false}, {10, 7, 3, true}, {1, 1, 1, false},
+                             {5, 11, 4, true}}) {
+    const auto A = random_matrix<dense_row_major>(s.m, s.k, 1.0, 11u + static_cast<unsigned>(s.m));
+    const auto B = random_matrix<dense_row_major>(s.k, s.n, 0.7, 13u + static_cast<unsigned>(s.n));
+    tensor<double, dense_row_major> want({s.m, s.n});
+    want(i, j) = A(i, k) * B(k, j);
+    using tiles = distribution<"xy->xy">;
+    distribution_map<tiles> amap({s.m, s.k}, g.extents());
+    distribution_map<tiles> bmap({s.k, s.n}, g.extents());
+    if (s.odd_k) {
+      // A's columns: everything to the last grid column; B's rows: blocked.
+      std::vector<long long> sp(static_cast<std::size_t>(gy) + 1, 0);
+      sp.back() = s.k;
+      amap.set_splits(1, sp);
+    }
+    const auto dA = distribute<dense_row_major>(g, amap, g.rank() == 0 ? &A : nullptr);
+    const auto dB = distribute<dense_row_major>(g, bmap, g.rank() == 0 ? &B : nullptr);
+    const distribution_map<tiles> cmap({s.m, s.n}, g.extents());
+    auto dC = distribute<dense_row_major>(g, cmap, g.rank() == 0 ? &want : nullptr);
+    const std::string what = std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n) + " on " +
+                             std::to_string(gx) + "x" + std::to_string(gy);
+    const auto expect = sub_block(to_dense(want), s.n, *dC.box());
+    const long long rows = dC.local().dimension(0);
+    const long long cols = dC.local().dimension(1);
+
+    std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+    g.stats().reset();
+    summa(dC, dA, dB);
+    EXPECT_EQ(to_dense(dC.local()), expect) << "SUMMA " << what;
+    // Model: per k interval, the A panel (rows x w) comes along the grid
+    // row from its owner column, the B panel (w x cols) along the grid
+    // column from its owner row.
+    std::vector<long long> ks = amap.splits(1);
+    ks.insert(ks.end(), bmap.splits(0).begin(), bmap.splits(0).end());
+    std::sort(ks.begin(), ks.end());
+    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+    long long recv = 0;
+    long long sent = 0;
+    for (std::size_t t = 0; t + 1 < ks.size(); ++t) {
+      const long long w = ks[t + 1] - ks[t];
+      if (w == 0) continue;
+      const auto own = [&](const std::vector<long long>& sp) {
+        return static_cast<int>(std::upper_bound(sp.begin(), sp.end(), ks[t]) - sp.begin()) - 1;
+      };
+      if (gy > 1) {
+        if (own(amap.splits(1)) == g.coords()[1]) sent += (gy - 1) * rows * w * 8;
+        else recv += rows * w * 8;
+      }
+      if (gx > 1) {
+        if (own(bmap.splits(0)) == g.coords()[0]) sent += (gx - 1) * w * cols * 8;
+        else recv += w * cols * 8;
+      }
+    }
+    EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_received, recv) << "SUMMA " << what;
+    EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_sent, sent) << "SUMMA " << what;
+    EXPECT_EQ(g.stats().total().bytes_received, recv) << "SUMMA moves only row and column broadcasts";
+
+    std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+    g.stats().reset();
+    if (gx != gy || amap.splits(1) != bmap.splits(0)) {
+      EXPECT_THROW(cannon(dC, dA, dB), shape_error) << what;
+      continue;
+    }
+    cannon(dC, dA, dB);
+    EXPECT_EQ(to_dense(dC.local()), expect) << "Cannon " << what;
+    // Model: the skew moves A by r columns and B by c rows (none where that
+    // is 0), then q - 1 single-step shifts; each shift sends the block held
+    // and receives the next one.
+    const int q = gx;
+    const int r = g.coords()[0];
+    const int c = g.coords()[1];
+    const auto kw = [&](int kk) { return amap.splits(1)[static_cast<std::size_t>(kk) + 1] - amap.splits(1)[static_cast<std::size_t>(kk)]; };
+    const auto md = [q](int v) { return ((v % q) + q) % q; };
+    long long c_sent = 0;
+    long long c_recv = 0;
+    long long msgs = 0;
+    if (md(r) != 0) {
+      c_sent += rows * kw(c) * 8;
+      c_recv += rows * kw(md(c + r)) * 8;
+      ++msgs;
+    }
+    if (md(c) != 0) {
+      c_sent += kw(r) * cols * 8;
+      c_recv += kw(md(r + c)) * cols * 8;
+      ++msgs;
+    }
+    if (q > 1)
+      for (int st = 0; st + 1 < q; ++st) {
+        const int ka = md(c + r + st);
+        c_sent += rows * kw(ka) * 8 + kw(ka) * cols * 8;
+        c_recv += rows * kw(md(ka + 1)) * 8 + kw(md(ka + 1)) * cols * 8;
+        msgs += 2;
+      }
+    const auto& sh = g.stats()[comm_kind::shift];
+    EXPECT_EQ(sh.bytes_sent, c_sent) << "Cannon " << what;
+    EXPECT_EQ(sh.bytes_received, c_recv) << "Cannon " << what;
+    EXPECT_EQ(sh.messages_sent, msgs) << "Cannon " << what;
+    EXPECT_EQ(g.stats().total().bytes_sent, c_sent) << "Cannon moves data only by neighbour shifts";
+  }
+}
+
+// On ranks other than 0: print failures only, prefixed with the rank.
+class rank_failure_printer : public ::testing::EmptyTestEventListener {
+ public:
+  explicit rank_failure_printer(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (r.failed())
+      std::printf("[rank %d] %s:%d: Failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number(),
+                  r.summary());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    // Only rank 0 prints progress; every rank still prints its failures.
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new rank_failure_printer(rank));
+  }
+  const int rc = RUN_ALL_TESTS();
+  int worst = rc;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rank == 0 && worst == 0) std::printf("dist tests passed on %d ranks\n", world_size());
+  MPI_Finalize();
+  return worst;
+}
