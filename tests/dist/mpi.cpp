@@ -10,6 +10,8 @@
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/dist.hpp"
 #include "tensorlev/formats.hpp"
+#include "tensorlev/io/frostt.hpp"
+#include "tensorlev/io/matrix_market.hpp"
 
 namespace {
 using namespace tensorlev;
@@ -128,6 +130,32 @@ TEST(DistTensor, DistributeGatherRedistribute) {
     auto parts = distribute_entries<dcsr>(line, distribution_map<distribution<"xy->x">>({m, n}, line.extents()), part);
     expect_piece(parts, A, "from parts " + what);
   }
+}
+
+// Files read on rank 0 and routed: pieces equal the serial read's boxes;
+// a missing file is an io_error on every rank.
+TEST(DistTensor, ReadFiles) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  const std::string mtx = std::string(TENSORLEV_TEST_DATA_DIR) + "/can___24.mtx";
+  const auto A = pack<csr>(io::read_matrix_market<double, int>(mtx));
+  for (auto sp : {split_policy::blocked, split_policy::nonzeros}) {
+    const auto dA = read_matrix_market<csr, distribution<"xy->x">>(line, mtx, sp);
+    expect_piece(dA, A, "can___24 rows");
+    if (sp == split_policy::nonzeros) {
+      const auto want = balanced_splits<int>(std::span<const int>(A.level<1>().pos()), line.size());
+      EXPECT_EQ(dA.map().splits(0), want);
+    }
+  }
+  const std::string tns = std::string(TENSORLEV_TEST_DATA_DIR) + "/nations.tns";
+  const auto T = pack<csf>(io::read_frostt<double, int>(tns));
+  const auto dT = read_frostt<csf, distribution<"xyz->y">>(line, tns, split_policy::nonzeros);
+  const auto back = gather<csf>(dT);
+  if (back) {
+    EXPECT_EQ(to_dense(*back), to_dense(T));
+  }
+  using rows = distribution<"xy->x">;
+  EXPECT_THROW(((void)read_matrix_market<csr, rows>(line, mtx + ".missing")), io_error);
+  EXPECT_THROW(((void)read_frostt<csr, rows>(line, tns)), io_error);  // an order-3 file for an order-2 format
 }
 
 TEST(DistTensor, ErrorsReachEveryRank) {

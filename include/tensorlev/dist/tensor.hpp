@@ -32,17 +32,23 @@
 
 namespace tensorlev::dist {
 
-/// Throws shape_error on every rank of the grid if `ok` is false on any;
-/// the message is the lowest failing rank's (collective; not counted).
-inline void agree(const machine_grid& g, bool ok, const std::string& message) {
+/// Collective: nullopt if `ok` holds on every rank of the grid, else the
+/// lowest failing rank's message with its rank (on every rank). Control
+/// traffic, not counted in the grid's stats.
+inline std::optional<std::string> first_failure(const machine_grid& g, bool ok, const std::string& message) {
   int first_bad = ok ? g.size() : g.rank();
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &first_bad, 1, MPI_INT, MPI_MIN, g.comm()), "MPI_Allreduce");
-  if (first_bad == g.size()) return;
+  if (first_bad == g.size()) return std::nullopt;
   int len = first_bad == g.rank() ? static_cast<int>(message.size()) : 0;
   check_mpi(MPI_Bcast(&len, 1, MPI_INT, first_bad, g.comm()), "MPI_Bcast");
   std::string text = first_bad == g.rank() ? message : std::string(static_cast<std::size_t>(len), ' ');
   check_mpi(MPI_Bcast(text.data(), len, MPI_CHAR, first_bad, g.comm()), "MPI_Bcast");
-  throw shape_error(text + " (reported by rank " + std::to_string(first_bad) + ")");
+  return text + " (reported by rank " + std::to_string(first_bad) + ")";
+}
+
+/// Throws shape_error on every rank if `ok` is false on any (collective).
+inline void agree(const machine_grid& g, bool ok, const std::string& message) {
+  if (auto m = first_failure(g, ok, message)) throw shape_error(*m);
 }
 
 /// A rank's piece of a distributed tensor of value type V in format F,
