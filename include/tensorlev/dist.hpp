@@ -7,4 +7,5 @@
 #include "dist/io.hpp"
 #include "dist/kernels.hpp"
 #include "dist/notation.hpp"
+#include "dist/schedule.hpp"
 #include "dist/tensor.hpp"

@@ -190,7 +190,7 @@ class machine_grid {
   template <class T>
   void broadcast(T* data, std::size_t n, int root, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
-    if (members > 1) {
+    if (members > 1 && n > 0) {  // n is the same on every rank: all skip together
       check_mpi(MPI_Bcast(data, static_cast<int>(n), mpi_type<T>(), root, c), "MPI_Bcast");
       const long long bytes = static_cast<long long>(n * sizeof(T));
       if (me == root)

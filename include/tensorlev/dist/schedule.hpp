@@ -1,0 +1,577 @@
+#pragma once
+/// @file dist/schedule.hpp
+/// Distributed matrix products driven by a DISTAL-style schedule (§3.3):
+/// C(i,j) = A(i,k) B(k,j) over dense tiles in any distributions, where the
+/// schedule says which variables are distributed over which machine
+/// dimensions, how the rest of k is divided into sequential steps, whether
+/// steps rotate, and how often each input is communicated. A schedule only
+/// changes where data moves and how, never the result.
+///
+///     using namespace tensorlev::dist;
+///     matmul(C, A, B, matmul_schedule().distribute("ij").divide(q).rotate("ij"));  // Cannon
+///     matmul(C, A, B, matmul_schedule::summa());
+///     matmul(C, A, B, matmul_schedule::johnson());   // on a 3D grid, C on a face ("xy->xy0")
+///
+/// Commands (the statement's variables are i, j, k):
+/// - `distribute("ij")`: machine dimension m divides variable m of the
+///   string into blocks; rank (.., c_m, ..) runs block c_m (owner computes
+///   when i and j are distributed; distributing k makes every k block a
+///   partial product, summed into C at the end: a distributed reduction).
+/// - `divide(n)` / `split(chunk)`: the rank's k range runs as n sequential
+///   steps (or steps of `chunk` indices).
+/// - `rotate("ij")`: step t runs k block (t + sum of the rank's coordinates
+///   of the named variables) mod steps (DISTAL's rotate: broadcasts become
+///   systolic shifts).
+/// - `communicate('A', 'k')`: fetch A's panel at each step (the default);
+///   `communicate('A', 'i')` (any distributed variable): fetch all of the
+///   rank's A once, before the steps.
+///
+/// How data moves follows from the schedule: at each fetch every rank
+/// computes, for every rank, the box it needs and the nearest rank that
+/// holds it (its own tile, a replicated copy, or the panel it fetched at
+/// the previous step), so every rank agrees on the messages. When one rank
+/// sends the same box to all other ranks of a grid axis, the fetch is an
+/// MPI broadcast on that axis (SUMMA); otherwise point-to-point messages,
+/// counted as shifts when they form a permutation along one axis (Cannon)
+/// and as all-to-all traffic otherwise. Partial products go to C's holders
+/// by a reduction along the distributed-k axis when C sits on one face of
+/// it (Johnson, 2.5D), in place when each rank computes its own C tile,
+/// and by messages otherwise.
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace tensorlev::dist {
+
+/// A schedule for C(i,j) = A(i,k) B(k,j) (see the file comment).
+class matmul_schedule {
+ public:
+  /// Machine dimension m divides variable vars[m] ('i', 'j' or 'k').
+  matmul_schedule& distribute(std::string_view vars) {
+    dist_.assign(vars.begin(), vars.end());
+    for (std::size_t a = 0; a < dist_.size(); ++a) {
+      if (dist_[a] != 'i' && dist_[a] != 'j' && dist_[a] != 'k')
+        throw shape_error(std::string("tensorlev::dist::matmul_schedule::distribute: '") + dist_[a] +
+                          "' is not a variable of C(i,j) = A(i,k) B(k,j)");
+      for (std::size_t b = 0; b < a; ++b)
+        if (dist_[a] == dist_[b])
+          throw shape_error(std::string("tensorlev::dist::matmul_schedule::distribute: '") + dist_[a] +
+                            "' is distributed twice");
+    }
+    return *this;
+  }
+  /// The rank's k range runs as n sequential steps.
+  matmul_schedule& divide(long long n) {
+    if (n < 1) throw shape_error("tensorlev::dist::matmul_schedule::divide: " + std::to_string(n) + " steps");
+    parts_ = n;
+    chunk_ = 0;
+    return *this;
+  }
+  /// The rank's k range runs in steps of `chunk` indices.
+  matmul_schedule& split(long long chunk) {
+    if (chunk < 1) throw shape_error("tensorlev::dist::matmul_schedule::split: chunk " + std::to_string(chunk));
+    chunk_ = chunk;
+    parts_ = 0;
+    return *this;
+  }
+  /// Step t runs k block (t + the rank's coordinates of `vars`) mod steps.
+  matmul_schedule& rotate(std::string_view vars) {
+    rot_.assign(vars.begin(), vars.end());
+    return *this;
+  }
+  /// When input 'A' or 'B' is fetched: at each k step ('k'), or once
+  /// (a distributed variable).
+  matmul_schedule& communicate(char tensor, char var) {
+    if (tensor != 'A' && tensor != 'B')
+      throw shape_error(std::string("tensorlev::dist::matmul_schedule::communicate: '") + tensor +
+                        "' is not an input of C(i,j) = A(i,k) B(k,j)");
+    once_[tensor == 'B' ? 1 : 0] = var != 'k';
+    return *this;
+  }
+
+  // DISTAL Fig. 12 as schedules (q: grid side; the grid is the tensors').
+  /// SUMMA on a 2D grid: k steps at the owners' block boundaries.
+  static matmul_schedule summa() { return matmul_schedule().distribute("ij"); }
+  /// Cannon on a q x q grid: q rotated steps.
+  static matmul_schedule cannon(long long q) { return matmul_schedule().distribute("ij").divide(q).rotate("ij"); }
+  /// PUMMA on a 2D grid: steps rotated by the row coordinate only (A is
+  /// broadcast along rows, B shifted along columns).
+  static matmul_schedule pumma(long long steps) { return matmul_schedule().distribute("ij").divide(steps).rotate("i"); }
+  /// Johnson's 3D algorithm on a g x g x g grid: every rank one k block.
+  static matmul_schedule johnson() { return matmul_schedule().distribute("ijk"); }
+  /// Solomonik's 2.5D algorithm on a q x q x c grid: k split over the c
+  /// slices, Cannon (q rotated steps) within each slice, then a reduction.
+  static matmul_schedule two_point_five_d(long long q) {
+    return matmul_schedule().distribute("ijk").divide(q).rotate("ij");
+  }
+  /// COSMA-style: a 3D grid and n sequential steps of each rank's k block.
+  static matmul_schedule cosma(long long steps) { return matmul_schedule().distribute("ijk").divide(steps); }
+
+  [[nodiscard]] const std::vector<char>& distributed() const noexcept { return dist_; }
+  [[nodiscard]] const std::vector<char>& rotated_by() const noexcept { return rot_; }
+  [[nodiscard]] long long parts() const noexcept { return parts_; }
+  [[nodiscard]] long long chunk() const noexcept { return chunk_; }
+  [[nodiscard]] bool fetch_once(char tensor) const noexcept { return once_[tensor == 'B' ? 1 : 0]; }
+  /// The machine dimension that divides v, or -1.
+  [[nodiscard]] int machine_dim_of(char v) const noexcept {
+    for (std::size_t m = 0; m < dist_.size(); ++m)
+      if (dist_[m] == v) return static_cast<int>(m);
+    return -1;
+  }
+
+ private:
+  std::vector<char> dist_{'i', 'j'};
+  long long parts_ = 0;  // 0 with chunk_ 0: steps at the inputs' block boundaries
+  long long chunk_ = 0;
+  std::vector<char> rot_;
+  bool once_[2] = {false, false};
+};
+
+namespace detail {
+
+struct box2 {
+  long long r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+  [[nodiscard]] bool empty() const { return r1 <= r0 || c1 <= c0; }
+  [[nodiscard]] long long size() const { return empty() ? 0 : (r1 - r0) * (c1 - c0); }
+  [[nodiscard]] bool contains(const box2& b) const {
+    return b.empty() || (!empty() && r0 <= b.r0 && b.r1 <= r1 && c0 <= b.c0 && b.c1 <= c1);
+  }
+  [[nodiscard]] box2 meet(const box2& b) const {
+    return {std::max(r0, b.r0), std::min(r1, b.r1), std::max(c0, b.c0), std::min(c1, b.c1)};
+  }
+  friend bool operator==(const box2&, const box2&) = default;
+};
+
+inline box2 to_box2(const std::optional<block_box>& b) {
+  if (!b) return {};
+  return {b->lo[0], b->hi[0], b->lo[1], b->hi[1]};
+}
+
+// Copies sub-box `part` of a row-major array over box `from` into a
+// row-major array over box `to`.
+template <class V>
+void copy_box(const V* src, const box2& from, V* dst, const box2& to, const box2& part) {
+  if (part.empty()) return;
+  const long long w = part.c1 - part.c0;
+  for (long long r = part.r0; r < part.r1; ++r)
+    std::copy_n(src + (r - from.r0) * (from.c1 - from.c0) + (part.c0 - from.c0), w,
+                dst + (r - to.r0) * (to.c1 - to.c0) + (part.c0 - to.c0));
+}
+
+inline long long torus_distance(const machine_grid& g, int a, int b) {
+  const auto pa = g.coords_of(a);
+  const auto pb = g.coords_of(b);
+  long long d = 0;
+  for (std::size_t m = 0; m < pa.size(); ++m) {
+    const long long diff = std::llabs(pa[m] - pb[m]);
+    d += std::min(diff, g.dims()[m] - diff);
+  }
+  return d;
+}
+
+// The axis along which a and b differ, if they differ in exactly one coordinate.
+inline int single_axis(const machine_grid& g, int a, int b) {
+  const auto pa = g.coords_of(a);
+  const auto pb = g.coords_of(b);
+  int axis = -1;
+  for (std::size_t m = 0; m < pa.size(); ++m)
+    if (pa[m] != pb[m]) {
+      if (axis >= 0) return -1;
+      axis = static_cast<int>(m);
+    }
+  return axis;
+}
+
+struct message {
+  int src;
+  int dst;
+  box2 box;
+  bool from_held;  // from the sender's previous panel (else its tile)
+};
+
+// One input's fetches: every rank's tile, and the panel each rank fetched
+// last (all known on every rank).
+template <class V>
+class fetcher {
+ public:
+  template <class T>
+  explicit fetcher(const T& t) : g_(t.grid()), tile_(static_cast<std::size_t>(g_.size())) {
+    for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_box2(t.map().box_of(g_.coords_of(r)));
+    held_.assign(static_cast<std::size_t>(g_.size()), box2{});
+    const auto v = t.local().values();
+    mine_.assign(v.begin(), v.end());
+    owner_.resize(static_cast<std::size_t>(g_.size()));
+    for (int r = 0; r < g_.size(); ++r) owner_[static_cast<std::size_t>(r)] = t.map().is_owner(g_.coords_of(r));
+  }
+
+  // Every rank's needed box (index = rank); returns this rank's panel.
+  const std::vector<V>& fetch(const std::vector<box2>& need) {
+    const int me = g_.rank();
+    const int p = g_.size();
+    std::vector<message> msgs;
+    for (int r = 0; r < p; ++r) {
+      const box2& b = need[static_cast<std::size_t>(r)];
+      if (b.empty()) continue;
+      // The nearest rank whose tile or last panel holds all of b.
+      int best = -1;
+      bool best_held = false;
+      long long best_d = 0;
+      for (int s = 0; s < p; ++s) {
+        const auto us = static_cast<std::size_t>(s);
+        const bool in_tile = tile_[us].contains(b);
+        const bool in_held = held_[us].contains(b);
+        if (!in_tile && !in_held) continue;
+        // Nearest first; at equal distance a panel fetched at the previous
+        // step beats a tile (the systolic choice: Cannon's shifts).
+        const long long d = torus_distance(g_, s, r);
+        const bool held_only = in_held && (!in_tile || d > 0);
+        if (best < 0 || d < best_d || (d == best_d && held_only && !best_held)) {
+          best = s;
+          best_d = d;
+          best_held = held_only;
+        }
+      }
+      if (best >= 0) {
+        msgs.push_back({best, r, b, best_held});
+        continue;
+      }
+      // Pieces from the owner copies of the tiles b overlaps.
+      for (int s = 0; s < p; ++s) {
+        const auto us = static_cast<std::size_t>(s);
+        if (!owner_[us]) continue;
+        const box2 piece = tile_[us].meet(b);
+        if (!piece.empty()) msgs.push_back({s, r, piece, false});
+      }
+    }
+    const box2 my_need = need[static_cast<std::size_t>(me)];
+    std::vector<V> out(static_cast<std::size_t>(my_need.size()));
+    // Local pieces.
+    for (const message& m : msgs)
+      if (m.src == me && m.dst == me) copy_from_self(m, out.data(), my_need);
+    std::erase_if(msgs, [](const message& m) { return m.src == m.dst; });
+    if (!msgs.empty()) {
+      const int axis = broadcast_axis(msgs);
+      if (axis >= 0) run_broadcasts(msgs, axis, out.data(), my_need);
+      else run_point_to_point(msgs, out.data(), my_need);
+    }
+    held_ = need;
+    last_.swap(out);
+    return last_;
+  }
+
+ private:
+  void copy_from_self(const message& m, V* out, const box2& to) const {
+    if (m.from_held) copy_box(last_.data(), held_[static_cast<std::size_t>(m.src)], out, to, m.box);
+    else copy_box(mine_.data(), tile_[static_cast<std::size_t>(m.src)], out, to, m.box);
+  }
+  std::vector<V> pack_piece(const message& m) const {
+    std::vector<V> buf(static_cast<std::size_t>(m.box.size()));
+    copy_from_self(m, buf.data(), m.box);
+    return buf;
+  }
+
+  // The axis d if the messages are broadcasts along d: each (sender, box)
+  // reaches every other rank of the sender's d-axis, no sender receives,
+  // and nothing else moves.
+  int broadcast_axis(const std::vector<message>& msgs) const {
+    const int d = single_axis(g_, msgs.front().src, msgs.front().dst);
+    if (d < 0) return -1;
+    const int others = g_.dims()[static_cast<std::size_t>(d)] - 1;
+    std::vector<int> received(static_cast<std::size_t>(g_.size()), 0);
+    for (const message& m : msgs) {
+      if (single_axis(g_, m.src, m.dst) != d) return -1;
+      if (++received[static_cast<std::size_t>(m.dst)] > 1) return -1;
+      // A root only sends: with two ranks on the axis, a swap is a shift.
+      for (const message& o : msgs)
+        if (o.dst == m.src) return -1;
+      int same = 0;
+      for (const message& o : msgs) same += o.src == m.src && o.box == m.box && o.from_held == m.from_held ? 1 : 0;
+      if (same != others) return -1;
+    }
+    return d;
+  }
+
+  void run_broadcasts(const std::vector<message>& msgs, int axis, V* out, const box2& my_need) {
+    const auto ua = static_cast<std::size_t>(axis);
+    const int me = g_.rank();
+    for (const message& m : msgs) {
+      const bool i_send = m.src == me;
+      const bool i_get = m.dst == me;
+      // One broadcast per sender, reached from the sender's first message
+      // or the receiver's only one.
+      bool first_of_sender = true;
+      for (const message& o : msgs) {
+        if (&o == &m) break;
+        if (o.src == m.src) first_of_sender = false;
+      }
+      if (!(i_get || (i_send && first_of_sender))) continue;
+      std::vector<V> buf = i_send ? pack_piece(m) : std::vector<V>(static_cast<std::size_t>(m.box.size()));
+      g_.broadcast(buf.data(), buf.size(), static_cast<int>(g_.coords_of(m.src)[ua]), g_.axis(ua));
+      if (i_get) copy_box(buf.data(), m.box, out, my_need, m.box);
+    }
+  }
+
+  void run_point_to_point(const std::vector<message>& msgs, V* out, const box2& my_need) {
+    const int me = g_.rank();
+    // A permutation along one axis is a shift; anything else all-to-all traffic.
+    std::vector<int> sends(static_cast<std::size_t>(g_.size()), 0), recvs(static_cast<std::size_t>(g_.size()), 0);
+    const int axis0 = single_axis(g_, msgs.front().src, msgs.front().dst);
+    bool shift = axis0 >= 0;
+    for (const message& m : msgs) {
+      shift = shift && single_axis(g_, m.src, m.dst) == axis0 && ++sends[static_cast<std::size_t>(m.src)] == 1 &&
+              ++recvs[static_cast<std::size_t>(m.dst)] == 1;
+    }
+    const comm_kind kind = shift ? comm_kind::shift : comm_kind::alltoall;
+    std::vector<std::vector<V>> inbox;
+    std::vector<std::vector<V>> outbox;
+    std::vector<MPI_Request> reqs;
+    std::vector<const message*> incoming;
+    inbox.reserve(msgs.size());
+    outbox.reserve(msgs.size());
+    for (std::size_t q = 0; q < msgs.size(); ++q) {
+      const message& m = msgs[q];
+      const int tag = static_cast<int>(q % 30000);
+      if (m.dst == me) {
+        inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
+        incoming.push_back(&m);
+        reqs.emplace_back();
+        check_mpi(MPI_Irecv(inbox.back().data(), static_cast<int>(inbox.back().size()), mpi_type<V>(), m.src, tag,
+                            g_.comm(), &reqs.back()),
+                  "MPI_Irecv");
+        g_.stats().received(kind, m.box.size() * static_cast<long long>(sizeof(V)));
+      }
+      if (m.src == me) {
+        outbox.push_back(pack_piece(m));
+        reqs.emplace_back();
+        check_mpi(MPI_Isend(outbox.back().data(), static_cast<int>(outbox.back().size()), mpi_type<V>(), m.dst, tag,
+                            g_.comm(), &reqs.back()),
+                  "MPI_Isend");
+        g_.stats().sent(kind, m.box.size() * static_cast<long long>(sizeof(V)));
+      }
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    for (std::size_t q = 0; q < incoming.size(); ++q) copy_box(inbox[q].data(), incoming[q]->box, out, my_need, incoming[q]->box);
+  }
+
+  const machine_grid& g_;
+  std::vector<box2> tile_;
+  std::vector<box2> held_;
+  std::vector<bool> owner_;
+  std::vector<V> mine_;
+  std::vector<V> last_;
+};
+
+}  // namespace detail
+
+/// C(i,j) = A(i,k) B(k,j) on dense tiles in any distributions, as the
+/// schedule says. Collective; C's previous values are replaced.
+template <class V, class DC, class DA, class DB, index_type I>
+void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
+            const dist_tensor<V, dense_row_major, DB, I>& B, const matmul_schedule& s, const executor& ex = serial) {
+  const machine_grid& g = C.grid();
+  std::string why;
+  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::matmul: A, B and C are on different grids";
+  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
+    why = "tensorlev::dist::matmul: shapes do not compose";
+  else if (s.distributed().size() != g.order())
+    why = "tensorlev::dist::matmul: the schedule distributes " + std::to_string(s.distributed().size()) +
+          " variables over a grid of " + std::to_string(g.order()) + " dimensions";
+  else
+    for (char v : s.rotated_by())
+      if (s.machine_dim_of(v) < 0) why = std::string("tensorlev::dist::matmul: rotate by '") + v + "', not distributed";
+  if (why.empty() && !s.rotated_by().empty() && s.parts() == 0 && s.chunk() == 0)
+    why = "tensorlev::dist::matmul: rotate needs divide or split";
+  agree(g, why.empty(), why);
+
+  const long long M = C.dims()[0];
+  const long long N = C.dims()[1];
+  const long long K = A.dims()[1];
+  const int p = g.size();
+  // Each rank's range of a variable.
+  const auto range = [&](char v, const std::vector<long long>& c) -> std::array<long long, 2> {
+    const long long n = v == 'i' ? M : v == 'j' ? N : K;
+    const int m = s.machine_dim_of(v);
+    if (m < 0) return {0, n};
+    return block_bounds(n, g.dims()[static_cast<std::size_t>(m)], c[static_cast<std::size_t>(m)]);
+  };
+  // The k steps of a rank: sub-ranges of its k range.
+  std::vector<long long> cuts;  // for the default (inputs' block boundaries)
+  if (s.parts() == 0 && s.chunk() == 0) {
+    cuts = A.map().splits(1);
+    cuts.insert(cuts.end(), B.map().splits(0).begin(), B.map().splits(0).end());
+  }
+  const auto steps_of = [&](const std::vector<long long>& c) {
+    const auto kr = range('k', c);
+    std::vector<std::array<long long, 2>> st;
+    if (s.parts() > 0) {
+      for (long long t = 0; t < s.parts(); ++t) {
+        const auto b = block_bounds(kr[1] - kr[0], s.parts(), t);
+        st.push_back({kr[0] + b[0], kr[0] + b[1]});
+      }
+    } else if (s.chunk() > 0) {
+      for (long long k0 = kr[0]; k0 < kr[1]; k0 += s.chunk()) st.push_back({k0, std::min(kr[1], k0 + s.chunk())});
+    } else {
+      std::vector<long long> pts{kr[0], kr[1]};
+      for (long long x : cuts)
+        if (x > kr[0] && x < kr[1]) pts.push_back(x);
+      std::sort(pts.begin(), pts.end());
+      pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+      for (std::size_t q = 0; q + 1 < pts.size(); ++q) st.push_back({pts[q], pts[q + 1]});
+      if (st.empty()) st.push_back({kr[0], kr[0]});
+    }
+    return st;
+  };
+  // Step t of rank c runs block (t + rotation) mod steps.
+  const auto block_at = [&](const std::vector<long long>& c, std::size_t t) {
+    const auto st = steps_of(c);
+    long long shift = 0;
+    for (char v : s.rotated_by()) shift += c[static_cast<std::size_t>(s.machine_dim_of(v))];
+    return st[static_cast<std::size_t>((static_cast<long long>(t) + shift) % static_cast<long long>(st.size()))];
+  };
+  std::vector<std::vector<long long>> coords(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) coords[static_cast<std::size_t>(r)] = g.coords_of(r);
+  std::size_t nsteps = 0;
+  for (const auto& c : coords) nsteps = std::max(nsteps, steps_of(c).size());
+  const auto me = g.coord_vector();
+  const auto ir = range('i', me);
+  const auto jr = range('j', me);
+  const I rows = static_cast<I>(ir[1] - ir[0]);
+  const I cols = static_cast<I>(jr[1] - jr[0]);
+  std::vector<V> partial(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols), V{});
+  detail::fetcher<V> fa(A);
+  detail::fetcher<V> fb(B);
+  const bool a_once = s.fetch_once('A');
+  const bool b_once = s.fetch_once('B');
+  std::vector<V> a_panel;
+  std::vector<V> b_panel;
+  using namespace tensorlev::indices;
+  for (std::size_t t = 0; t < nsteps; ++t) {
+    // Every rank's needed panels at this step.
+    std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) {
+      const auto& c = coords[static_cast<std::size_t>(r)];
+      const auto st = steps_of(c);
+      if (t >= st.size()) continue;
+      const auto kb = block_at(c, t);
+      const auto kr = range('k', c);
+      const auto ri = range('i', c);
+      const auto rj = range('j', c);
+      if (ri[1] <= ri[0] || rj[1] <= rj[0]) continue;  // no C block here: nothing to fetch
+      need_a[static_cast<std::size_t>(r)] = {ri[0], ri[1], a_once ? kr[0] : kb[0], a_once ? kr[1] : kb[1]};
+      need_b[static_cast<std::size_t>(r)] = {b_once ? kr[0] : kb[0], b_once ? kr[1] : kb[1], rj[0], rj[1]};
+    }
+    if (!a_once || t == 0) a_panel = fa.fetch(need_a);
+    if (!b_once || t == 0) b_panel = fb.fetch(need_b);
+    const auto st = steps_of(me);
+    if (t >= st.size()) continue;
+    const auto kb = block_at(me, t);
+    const I w = static_cast<I>(kb[1] - kb[0]);
+    if (w == 0 || rows == 0 || cols == 0) continue;
+    const auto kr = range('k', me);
+    // This step's columns of A and rows of B (sliced when fetched once).
+    std::vector<V> a_step;
+    std::span<const V> a_use = a_panel;
+    if (a_once) {
+      a_step.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(w));
+      detail::copy_box(a_panel.data(), {ir[0], ir[1], kr[0], kr[1]}, a_step.data(), {ir[0], ir[1], kb[0], kb[1]},
+                       {ir[0], ir[1], kb[0], kb[1]});
+      a_use = a_step;
+    }
+    std::span<const V> b_use = b_panel;
+    if (b_once)
+      b_use = std::span<const V>(b_panel).subspan(static_cast<std::size_t>((kb[0] - kr[0]) * cols),
+                                                  static_cast<std::size_t>(w) * static_cast<std::size_t>(cols));
+    const auto Ap = detail::matrix_view<V, I>(rows, w, a_use);
+    const auto Bp = detail::matrix_view<V, I>(w, cols, b_use);
+    using L = typename tensor_view<V, dense_row_major, I>::level_tuple;
+    tensor_view<V, dense_row_major, I> Pv({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)),
+                                          std::span<V>(partial));
+    compute_add(ex, Pv(i, j), Ap(i, k) * Bp(k, j));
+  }
+
+  // Partial products to C's holders.
+  const detail::box2 my_part{ir[0], ir[1], jr[0], jr[1]};
+  std::vector<detail::box2> part(static_cast<std::size_t>(p)), cbox(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const auto& c = coords[static_cast<std::size_t>(r)];
+    const auto ri = range('i', c);
+    const auto rj = range('j', c);
+    part[static_cast<std::size_t>(r)] = {ri[0], ri[1], rj[0], rj[1]};
+    cbox[static_cast<std::size_t>(r)] = detail::to_box2(C.map().box_of(c));
+  }
+  auto cv = C.local().values();
+  const int mk = s.machine_dim_of('k');
+  const bool owner_computes = mk < 0 && part == cbox;
+  if (owner_computes) {
+    std::copy(partial.begin(), partial.end(), cv.begin());
+    return;
+  }
+  // Reduction along the k axis onto a face that holds C tile for tile.
+  if (mk >= 0) {
+    const machine_dim& md = DC::statement().machine[static_cast<std::size_t>(mk)];
+    bool face = DC::levels == 1 && md.kind == machine_dim_kind::fixed;
+    for (int r = 0; r < p && face; ++r) {
+      const auto& c = coords[static_cast<std::size_t>(r)];
+      const bool on_face = c[static_cast<std::size_t>(mk)] == md.fixed;
+      face = on_face ? cbox[static_cast<std::size_t>(r)] == part[static_cast<std::size_t>(r)]
+                     : cbox[static_cast<std::size_t>(r)].empty();
+    }
+    if (face) {
+      g.reduce_sum(partial.data(), partial.size(), static_cast<int>(md.fixed), g.axis(static_cast<std::size_t>(mk)));
+      if (C.holds()) std::copy(partial.begin(), partial.end(), cv.begin());
+      return;
+    }
+  }
+  // General: every partial to every holder of the C entries it covers, summed.
+  std::fill(cv.begin(), cv.end(), V{});
+  const detail::box2 my_c = cbox[static_cast<std::size_t>(g.rank())];
+  std::vector<std::vector<V>> inbox;
+  std::vector<std::vector<V>> outbox;
+  std::vector<detail::box2> inbox_box;
+  std::vector<MPI_Request> reqs;
+  inbox.reserve(static_cast<std::size_t>(p));
+  outbox.reserve(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    const auto ur = static_cast<std::size_t>(r);
+    // From rank r to me.
+    const detail::box2 in = part[ur].meet(my_c);
+    if (!in.empty() && r != g.rank()) {
+      inbox.emplace_back(static_cast<std::size_t>(in.size()));
+      inbox_box.push_back(in);
+      reqs.emplace_back();
+      check_mpi(MPI_Irecv(inbox.back().data(), static_cast<int>(in.size()), mpi_type<V>(), r, 977, g.comm(),
+                          &reqs.back()),
+                "MPI_Irecv");
+      g.stats().received(comm_kind::alltoall, in.size() * static_cast<long long>(sizeof(V)));
+    }
+    // From me to rank r.
+    const detail::box2 out = my_part.meet(cbox[ur]);
+    if (!out.empty() && r != g.rank()) {
+      outbox.emplace_back(static_cast<std::size_t>(out.size()));
+      detail::copy_box(partial.data(), my_part, outbox.back().data(), out, out);
+      reqs.emplace_back();
+      check_mpi(MPI_Isend(outbox.back().data(), static_cast<int>(out.size()), mpi_type<V>(), r, 977, g.comm(),
+                          &reqs.back()),
+                "MPI_Isend");
+      g.stats().sent(comm_kind::alltoall, out.size() * static_cast<long long>(sizeof(V)));
+    }
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  const auto add_box = [&](const V* src, const detail::box2& from, const detail::box2& b) {
+    for (long long r = b.r0; r < b.r1; ++r)
+      for (long long c = b.c0; c < b.c1; ++c)
+        cv[static_cast<std::size_t>((r - my_c.r0) * (my_c.c1 - my_c.c0) + (c - my_c.c0))] +=
+            src[(r - from.r0) * (from.c1 - from.c0) + (c - from.c0)];
+  };
+  add_box(partial.data(), my_part, my_part.meet(my_c));
+  for (std::size_t q = 0; q < inbox.size(); ++q) add_box(inbox[q].data(), inbox_box[q], inbox_box[q]);
+}
+
+}  // namespace tensorlev::dist
