@@ -3,6 +3,7 @@
 /// Distribution over MPI (link `tensorlev::dist`): machine grids with
 /// counted communication, tensor distribution notation, distributed tensors
 /// and the distributed kernels.
+#include "dist/algorithms.hpp"
 #include "dist/grid.hpp"
 #include "dist/io.hpp"
 #include "dist/kernels.hpp"

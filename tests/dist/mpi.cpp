@@ -361,9 +361,7 @@ TEST(DistKernels, SummaAndCannon) {
   }
 }
 
-// The schedules of DISTAL Fig. 12 through matmul: every result against the
-// single-node product; SUMMA and Cannon as schedules move exactly what the
-// hand-written kernels move, by the same kind of communication.
+// Whether only the allowed kinds of communication moved any bytes.
 bool only_kinds(const comm_stats& st, std::initializer_list<comm_kind> allowed) {
   for (std::size_t q = 0; q < comm_kinds; ++q) {
     const auto k = static_cast<comm_kind>(q);
@@ -372,6 +370,168 @@ bool only_kinds(const comm_stats& st, std::initializer_list<comm_kind> allowed) 
   }
   return true;
 }
+
+// Gathers t on rank 0 and compares it with want there.
+template <class G, class T, class W>
+void expect_gathered(const T& t, const W& want, const std::string& what) {
+  const auto got = gather<G>(t);
+  if (got) {
+    EXPECT_EQ(to_dense(*got), to_dense(want)) << what;
+  }
+}
+
+template <class F>
+tensor<double, F> random_tensor3(std::array<int, 3> d, double fill, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> val(1, 5);
+  coordinate_list<double, int> list({d[0], d[1], d[2]});
+  for (int a = 0; a < d[0]; ++a)
+    for (int b = 0; b < d[1]; ++b)
+      for (int c = 0; c < d[2]; ++c)
+        if (u(rng) < fill) list.push_back({a, b, c}, val(rng));
+  return pack<F>(list);
+}
+
+// a = d + B c with j split: both reductions, several formats of B.
+template <class F>
+void spmv_cols_case(int m, int n, reduction how) {
+  machine_grid g(MPI_COMM_WORLD, {0});
+  const auto B = random_matrix<F>(m, n, 0.3, static_cast<unsigned>(m + 3 * n));
+  const auto c = random_vector(n, 5);
+  const auto d = random_vector(m, 6);
+  tensor<double, dense_vector> want({m});
+  want(i) = d(i) + B(i, j) * c(j);
+  const bool root = g.rank() == 0;
+  const auto dB = distribute<F>(g, distribution_map<distribution<"xy->y">>({m, n}, g.extents()), root ? &B : nullptr);
+  using blocks = distribution<"x->x">;
+  const auto dc = distribute<dense_vector>(g, distribution_map<blocks>({n}, g.extents()), root ? &c : nullptr);
+  const auto dd = distribute<dense_vector>(g, distribution_map<blocks>({m}, g.extents()), root ? &d : nullptr);
+  auto da = distribute<dense_vector>(g, distribution_map<blocks>({m}, g.extents()), root ? &d : nullptr);
+  g.stats().reset();
+  spmv_cols(da, dd, dB, dc, how);
+  const comm_stats st = g.stats();
+  const std::string what = std::string(how == reduction::tree ? "tree" : "sequential") + " " + std::to_string(m) +
+                           "x" + std::to_string(n);
+  expect_gathered<dense_vector>(da, want, "a = d + B c, j split, " + what);
+  if (how == reduction::tree) {
+    EXPECT_TRUE(only_kinds(st, {comm_kind::reduce})) << what;
+  } else {
+    EXPECT_TRUE(only_kinds(st, {comm_kind::shift, comm_kind::alltoall})) << what;
+    // The running sum passes every rank once: m values per hop.
+    const int p = g.size();
+    EXPECT_EQ(st[comm_kind::shift].bytes_sent, g.rank() + 1 < p && m > 0 ? m * 8 : 0) << what;
+  }
+}
+
+TEST(DistKernels, ColumnSplitSpmvBothReductions) {
+  for (reduction how : {reduction::tree, reduction::sequential}) {
+    spmv_cols_case<csr>(24, 24, how);
+    spmv_cols_case<csc>(13, 29, how);
+    spmv_cols_case<coo>(3, 5, how);
+    spmv_cols_case<dense_row_major>(7, 10, how);
+  }
+}
+
+TEST(DistKernels, TwoDimensionalSpmv) {
+  machine_grid g(MPI_COMM_WORLD, {0, 0});
+  const bool root = g.rank() == 0;
+  for (auto [m, n] : {std::pair{24, 24}, {13, 29}, {3, 2}}) {
+    const auto A = random_matrix<csr>(m, n, 0.3, static_cast<unsigned>(m * n));
+    const auto x = random_vector(n, 8);
+    tensor<double, dense_vector> want({m});
+    want(i) = A(i, j) * x(j);
+    const auto dA = distribute<csr>(g, distribution_map<distribution<"xy->xy">>({m, n}, g.extents()), root ? &A : nullptr);
+    const auto dx = distribute<dense_vector>(g, distribution_map<distribution<"x->*x">>({n}, g.extents()),
+                                             root ? &x : nullptr);
+    auto y0 = distribute<dense_vector>(g, distribution_map<distribution<"x->x0">>({m}, g.extents()),
+                                       root ? &want : nullptr);
+    std::fill(y0.local().values().begin(), y0.local().values().end(), -3.0);
+    g.stats().reset();
+    spmv_2d(y0, dA, dx);
+    EXPECT_TRUE(only_kinds(g.stats(), {comm_kind::reduce})) << "the matrix stays put";
+    expect_gathered<dense_vector>(y0, want, "2D SpMV onto column 0");
+    auto ya = distribute<dense_vector>(g, distribution_map<distribution<"x->x*">>({m}, g.extents()),
+                                       root ? &want : nullptr);
+    std::fill(ya.local().values().begin(), ya.local().values().end(), -3.0);
+    spmv_2d(ya, dA, dx);
+    if (ya.holds()) {
+      const auto& b = *ya.box();
+      EXPECT_EQ(std::vector<double>(ya.local().values().begin(), ya.local().values().end()),
+                std::vector<double>(want.values().begin() + b.lo[0], want.values().begin() + b.hi[0]));
+    }
+  }
+}
+
+TEST(DistKernels, HigherOrder) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  for (std::array<int, 3> d : {std::array<int, 3>{6, 5, 4}, {9, 3, 7}, {2, 2, 2}}) {
+    const auto B = random_tensor3<csf>(d, 0.4, static_cast<unsigned>(d[0] * 100 + d[1] * 10 + d[2]));
+    const auto Bd = random_tensor3<dense_tensor<3>>(d, 1.0, 77);
+    const auto C = random_matrix<dense_row_major>(d[2], 3, 1.0, 12);
+    const auto c = random_vector(d[2], 13);
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    // TTM, split by i, C replicated: no communication.
+    tensor<double, dense_tensor<3>> ttm_want({d[0], d[1], 3});
+    ttm_want(i, j, l) = B(i, j, k) * C(k, l);
+    const bool r0 = line.rank() == 0;
+    const auto dB = distribute<csf>(line, distribution_map<distribution<"xyz->x">>({d[0], d[1], d[2]}, line.extents()),
+                                    r0 ? &B : nullptr);
+    const auto dC = distribute<dense_row_major>(line, distribution_map<distribution<"xy->*">>({d[2], 3}, line.extents()),
+                                                r0 ? &C : nullptr);
+    auto dA = distribute<dense_tensor<3>>(line, distribution_map<distribution<"xyz->x">>({d[0], d[1], 3}, line.extents()),
+                                          r0 ? &ttm_want : nullptr);
+    line.stats().reset();
+    ttm(dA, dB, dC);
+    EXPECT_EQ(line.stats().total().bytes_sent, 0) << "TTM moves nothing " << what;
+    expect_gathered<dense_tensor<3>>(dA, ttm_want, "TTM " + what);
+    // TTV on (i, j) tiles.
+    tensor<double, dense_row_major> ttv_want({d[0], d[1]});
+    ttv_want(i, j) = B(i, j, k) * c(k);
+    const bool p0 = plane.rank() == 0;
+    const auto pB = distribute<csf>(plane, distribution_map<distribution<"xyz->xy">>({d[0], d[1], d[2]}, plane.extents()),
+                                    p0 ? &B : nullptr);
+    const auto pc = distribute<dense_vector>(plane, distribution_map<distribution<"x->**">>({d[2]}, plane.extents()),
+                                             p0 ? &c : nullptr);
+    auto pA = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                          p0 ? &ttv_want : nullptr);
+    plane.stats().reset();
+    ttv(pA, pB, pc);
+    EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTV moves nothing " << what;
+    expect_gathered<dense_row_major>(pA, ttv_want, "TTV " + what);
+    // Inner product, sparse with dense, on the cube.
+    scalar<double> ip_want;
+    ip_want() = B(i, j, k) * Bd(i, j, k);
+    const bool c0 = cube.rank() == 0;
+    using cube_tiles = distribution<"xyz->xyz">;
+    const distribution_map<cube_tiles> tmap({d[0], d[1], d[2]}, cube.extents());
+    const auto cB = distribute<csf>(cube, tmap, c0 ? &B : nullptr);
+    const auto cBd = distribute<dense_tensor<3>>(cube, tmap, c0 ? &Bd : nullptr);
+    EXPECT_EQ(innerprod(cB, cBd), ip_want.value()) << "innerprod " << what;
+    // MTTKRP on the cube: partial rows reduced onto the face.
+    const auto Cj = random_matrix<dense_row_major>(d[1], 3, 1.0, 31);
+    const auto Dk = random_matrix<dense_row_major>(d[2], 3, 1.0, 32);
+    tensor<double, dense_row_major> mt_want({d[0], 3});
+    mt_want(i, l) = B(i, j, k) * Cj(j, l) * Dk(k, l);
+    const auto cC = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->*x*">>({d[1], 3}, cube.extents()),
+                                                c0 ? &Cj : nullptr);
+    const auto cD = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->**x">>({d[2], 3}, cube.extents()),
+                                                c0 ? &Dk : nullptr);
+    auto cA = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->x00">>({d[0], 3}, cube.extents()),
+                                          c0 ? &mt_want : nullptr);
+    std::fill(cA.local().values().begin(), cA.local().values().end(), 0.0);
+    cube.stats().reset();
+    mttkrp(cA, cB, cC, cD);
+    EXPECT_TRUE(only_kinds(cube.stats(), {comm_kind::reduce})) << "MTTKRP reduces only " << what;
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP " + what);
+  }
+}
+
+// The schedules of DISTAL Fig. 12 through matmul: every result against the
+// single-node product; SUMMA and Cannon as schedules move exactly what the
+// hand-written kernels move, by the same kind of communication.
 
 TEST(DistSchedules, MatmulFamily) {
   machine_grid plane(MPI_COMM_WORLD, {0, 0});

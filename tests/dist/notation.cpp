@@ -38,7 +38,11 @@ static_assert(parse_notation("x1->x").error == notation_error::bad_tensor_name);
 static_assert(parse_notation("xy->x+").error == notation_error::bad_machine_name);
 static_assert(parse_notation("[xy->x, z->z]").error == notation_error::orders_differ);
 static_assert(parse_notation("xy->x, y->y").error == notation_error::bad_list);
-static_assert(parse_notation("x->x 12 *").level[0].machine[1].fixed == 12);
+static_assert(parse_notation("x->x(12)*").level[0].machine[1].fixed == 12 &&
+              parse_notation("x->x(12)*").level[0].machine_order == 3);
+static_assert(parse_notation("xy->x00").level[0].machine_order == 3);  // one digit per machine dimension
+static_assert(parse_notation("x->x(1").error == notation_error::bad_machine_name);
+static_assert(parse_notation("x->x()").error == notation_error::bad_machine_name);
 static_assert(block_bounds(100, 10, 3) == std::array<long long, 2>{30, 40});
 static_assert(block_bounds(10, 4, 0) == std::array<long long, 2>{0, 3} &&
               block_bounds(10, 4, 3) == std::array<long long, 2>{8, 10});

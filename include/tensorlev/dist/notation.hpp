@@ -11,7 +11,8 @@
 /// Left of `->`, one name (a letter) per tensor dimension; right of it, one
 /// entry per machine dimension: a tensor dimension's name (that dimension is
 /// partitioned over this machine dimension), a constant (the tensor is fixed
-/// to that index of the machine dimension) or `*` (the pieces are broadcast,
+/// to that index of the machine dimension: one digit, as in `"xy->x00"`, or
+/// several in parentheses, `"x->x(12)"`) or `*` (the pieces are broadcast,
 /// i.e. replicated, along it). Valid when neither side repeats a name and
 /// every name on the right appears on the left; a statement that breaks a
 /// rule does not compile, and the static_assert names the rule.
@@ -137,13 +138,20 @@ constexpr notation_error parse_statement(std::string_view s, dist_statement& out
     if (c == '*') {
       m.kind = machine_dim_kind::broadcast;
       ++k;
-    } else if (is_digit(c)) {
+    } else if (is_digit(c)) {  // one digit, one machine dimension: "xy->x00"
+      m.kind = machine_dim_kind::fixed;
+      m.fixed = c - '0';
+      ++k;
+    } else if (c == '(') {  // a constant of several digits: "x->x(12)"
       m.kind = machine_dim_kind::fixed;
       m.fixed = 0;
-      for (; k < rhs.size() && is_digit(rhs[k]); ++k) {
+      std::size_t e = k + 1;
+      for (; e < rhs.size() && is_digit(rhs[e]); ++e) {
         if (m.fixed > 100000000) return notation_error::bad_machine_name;
-        m.fixed = m.fixed * 10 + (rhs[k] - '0');
+        m.fixed = m.fixed * 10 + (rhs[e] - '0');
       }
+      if (e == k + 1 || e == rhs.size() || rhs[e] != ')') return notation_error::bad_machine_name;
+      k = e + 1;
     } else if (is_letter(c)) {
       std::size_t d = 0;
       while (d < out.tensor_order && out.tensor_names[d] != c) ++d;
