@@ -529,6 +529,26 @@ TEST(DistKernels, HigherOrder) {
   }
 }
 
+// The local leaf product: BLAS (when the build found one) and the
+// generated kernel (any other value type) agree.
+TEST(DistKernels, LeafProduct) {
+  for (auto [r, w, c] : {std::array<int, 3>{5, 7, 3}, {1, 1, 1}, {0, 4, 2}, {16, 9, 11}}) {
+    std::vector<double> a(static_cast<std::size_t>(r * w)), b(static_cast<std::size_t>(w * c)),
+        out(static_cast<std::size_t>(r * c), 1.0);
+    std::vector<long long> ai(a.size()), bi(b.size()), outi(out.size(), 1);
+    for (std::size_t q = 0; q < a.size(); ++q) ai[q] = static_cast<long long>(a[q] = static_cast<double>(q % 5) - 2);
+    for (std::size_t q = 0; q < b.size(); ++q) bi[q] = static_cast<long long>(b[q] = static_cast<double>(q % 3) + 1);
+    tensorlev::dist::detail::gemm_add<double, int>(r, w, c, a, b, out, tensorlev::serial);
+    tensorlev::dist::detail::gemm_add<long long, int>(r, w, c, ai, bi, outi, tensorlev::serial);
+    for (std::size_t q = 0; q < out.size(); ++q) EXPECT_EQ(out[q], static_cast<double>(outi[q]));
+    long long want00 = 1;  // C(0,0) by hand
+    for (int t = 0; t < w && r > 0 && c > 0; ++t) want00 += ai[static_cast<std::size_t>(t)] * bi[static_cast<std::size_t>(t * c)];
+    if (r > 0 && c > 0) {
+      EXPECT_EQ(outi[0], want00);
+    }
+  }
+}
+
 // The schedules of DISTAL Fig. 12 through matmul: every result against the
 // single-node product; SUMMA and Cannon as schedules move exactly what the
 // hand-written kernels move, by the same kind of communication.

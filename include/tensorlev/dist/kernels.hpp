@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <span>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,18 @@
 #include "../formats.hpp"
 #include "../view.hpp"
 #include "tensor.hpp"
+
+#if defined(TENSORLEV_DIST_BLAS)
+// The Fortran BLAS matrix product (OpenBLAS, reference BLAS, MKL, ...).
+extern "C" {
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc);
+void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
+            const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
+            const int* ldc);
+}
+#endif
 
 namespace tensorlev::dist {
 
@@ -67,6 +80,36 @@ template <class V, index_type I>
 tensor_view<const V, dense_row_major, I> matrix_view(I rows, I cols, std::span<const V> data) {
   using L = typename tensor_view<const V, dense_row_major, I>::level_tuple;
   return tensor_view<const V, dense_row_major, I>({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)), data);
+}
+/// C (rows x cols) += A (rows x w) B (w x cols), all dense row-major: the
+/// local leaf product of the dense algorithms. With TENSORLEV_DIST_BLAS
+/// (set by the tensorlev::dist CMake target when a BLAS is found) float
+/// and double go to the BLAS's gemm; otherwise, and for other value
+/// types, to the generated kernel on `ex`.
+template <class V, index_type I>
+void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, std::span<V> c, const executor& ex) {
+  if (rows <= 0 || w <= 0 || cols <= 0) return;
+#if defined(TENSORLEV_DIST_BLAS)
+  constexpr long long int_max = 2147483647;
+  if constexpr (std::is_same_v<V, double> || std::is_same_v<V, float>) {
+    if (rows <= int_max && w <= int_max && cols <= int_max) {
+      // Row-major C = A B is column-major C^T = B^T A^T.
+      const int m = static_cast<int>(cols);
+      const int n = static_cast<int>(rows);
+      const int k = static_cast<int>(w);
+      const V one = 1;
+      if constexpr (std::is_same_v<V, double>)
+        dgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
+      else
+        sgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
+      return;
+    }
+  }
+#endif
+  using L = typename tensor_view<V, dense_row_major, I>::level_tuple;
+  tensor_view<V, dense_row_major, I> Cv({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)), c);
+  using namespace tensorlev::indices;
+  compute_add(ex, Cv(i, j), matrix_view<V, I>(rows, w, a)(i, k) * matrix_view<V, I>(w, cols, b)(k, j));
 }
 }  // namespace detail
 
@@ -135,7 +178,6 @@ void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense
   const int my_row = g.coords()[0];
   std::vector<V> a_panel;
   std::vector<V> b_panel;
-  using namespace tensorlev::indices;
   for (std::size_t s = 0; s + 1 < ks.size(); ++s) {
     const long long k0 = ks[s];
     const I w = static_cast<I>(ks[s + 1] - k0);
@@ -162,9 +204,7 @@ void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense
                   b_panel.begin());
     }
     g.broadcast_along(b_panel.data(), b_panel.size(), b_root, 0);
-    const auto Ap = detail::matrix_view<V, I>(rows, w, a_panel);
-    const auto Bp = detail::matrix_view<V, I>(w, cols, b_panel);
-    compute_add(ex, C.local()(i, j), Ap(i, k) * Bp(k, j));
+    detail::gemm_add<V, I>(rows, w, cols, a_panel, b_panel, C.local().values(), ex);
   }
 }
 
@@ -214,11 +254,9 @@ void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   next.assign(static_cast<std::size_t>(kw(ka)) * static_cast<std::size_t>(cols), V{});
   g.shift(b.data(), b.size(), mod(r - c), next.data(), next.size(), mod(r + c), col_comm);
   b.swap(next);
-  using namespace tensorlev::indices;
   for (int s = 0; s < q; ++s) {
     const I w = kw(ka);
-    compute_add(ex, C.local()(i, j),
-                detail::matrix_view<V, I>(rows, w, a)(i, k) * detail::matrix_view<V, I>(w, cols, b)(k, j));
+    detail::gemm_add<V, I>(rows, w, cols, a, b, C.local().values(), ex);
     if (s + 1 == q) break;
     // Shift A left and B up by one.
     const int ka_next = mod(ka + 1);

@@ -451,7 +451,6 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   const bool b_once = s.fetch_once('B');
   std::vector<V> a_panel;
   std::vector<V> b_panel;
-  using namespace tensorlev::indices;
   for (std::size_t t = 0; t < nsteps; ++t) {
     // Every rank's needed panels at this step.
     std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
@@ -488,12 +487,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     if (b_once)
       b_use = std::span<const V>(b_panel).subspan(static_cast<std::size_t>((kb[0] - kr[0]) * cols),
                                                   static_cast<std::size_t>(w) * static_cast<std::size_t>(cols));
-    const auto Ap = detail::matrix_view<V, I>(rows, w, a_use);
-    const auto Bp = detail::matrix_view<V, I>(w, cols, b_use);
-    using L = typename tensor_view<V, dense_row_major, I>::level_tuple;
-    tensor_view<V, dense_row_major, I> Pv({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)),
-                                          std::span<V>(partial));
-    compute_add(ex, Pv(i, j), Ap(i, k) * Bp(k, j));
+    detail::gemm_add<V, I>(rows, w, cols, a_use, b_use, std::span<V>(partial), ex);
   }
 
   // Partial products to C's holders.
