@@ -220,6 +220,12 @@ void spmv_case(int m, int n, double fill, bool balanced) {
   EXPECT_EQ(st.bytes_sent, mine > 0 ? mine * 8 * (p - 1) : 0);
   EXPECT_EQ(g.stats().total().bytes_received, st.bytes_received) << "row-blocked SpMV moves only x";
   EXPECT_EQ(g.stats().total().bytes_sent, st.bytes_sent);
+  // Two-level: ranks, then chunks inside each rank (the local kernel on an
+  // executor; a Kokkos one in an application).
+  for (auto& v : dy.local().values()) v = -7;
+  spmv_rows(dy, dA, dx, tensorlev::chunked_serial_executor{});
+  EXPECT_EQ(std::vector<double>(dy.local().values().begin(), dy.local().values().end()), expect)
+      << "chunked local kernel " << m << "x" << n;
 }
 
 TEST(DistKernels, RowBlockedSpmv) {

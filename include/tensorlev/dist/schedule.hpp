@@ -205,8 +205,7 @@ class fetcher {
   explicit fetcher(const T& t) : g_(t.grid()), tile_(static_cast<std::size_t>(g_.size())) {
     for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_box2(t.map().box_of(g_.coords_of(r)));
     held_.assign(static_cast<std::size_t>(g_.size()), box2{});
-    const auto v = t.local().values();
-    mine_.assign(v.begin(), v.end());
+    mine_ = t.local().values();  // the tile outlives the fetcher (both live in one matmul call)
     owner_.resize(static_cast<std::size_t>(g_.size()));
     for (int r = 0; r < g_.size(); ++r) owner_[static_cast<std::size_t>(r)] = t.map().is_owner(g_.coords_of(r));
   }
@@ -364,7 +363,7 @@ class fetcher {
   std::vector<box2> tile_;
   std::vector<box2> held_;
   std::vector<bool> owner_;
-  std::vector<V> mine_;
+  std::span<const V> mine_;
   std::vector<V> last_;
 };
 
