@@ -1,6 +1,7 @@
 // Distributed CSR SpMV on a real matrix (run with mpirun -n 4): tensorlev's
 // row-blocked SpMV (x all-gathered, then the generated CSR kernel on each
-// rank's rows) against PETSc's MatMult on the same rows of the same matrix
+// rank's rows), the same with a ghost exchange (ghost_spmv: only the
+// entries of x each rank's columns touch) and PETSc's MatMult on the same rows of the same matrix
 // (MPIAIJ built from the same CSR arrays; PETSc scatters only the entries
 // of x each rank's columns touch). Names: dist_spmv/<impl>/<matrix>.
 // Matrices: the .mtx files in $TENSORLEV_BENCH_MATRICES (see
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mpi_bench.hpp"
@@ -82,17 +84,24 @@ struct problem {
   }
 };
 
-void run(benchmark::State& state, const std::string& path, bool petsc) {
+enum class impl { allgather, ghost, petsc };
+
+void run(benchmark::State& state, const std::string& path, impl which) {
   problem p(path);
-  td::spmv_rows(*p.y, *p.A, *p.x);
+  td::ghost_spmv<double, csr, rows, blocks> plan(*p.A, p.x->map());
   MatMult(p.P, p.px, p.py);
+  if (which == impl::ghost) plan(*p.y, *p.x);
+  else td::spmv_rows(*p.y, *p.A, *p.x);
   if (p.diff() > 1e-12) {
     state.SkipWithError("tensorlev's y differs from PETSc's");
     return;
   }
   for (auto _ : state) {
-    if (petsc) tlbench::timed(state, [&] { MatMult(p.P, p.px, p.py); });
-    else tlbench::timed(state, [&] { td::spmv_rows(*p.y, *p.A, *p.x); });
+    switch (which) {
+      case impl::petsc: tlbench::timed(state, [&] { MatMult(p.P, p.px, p.py); }); break;
+      case impl::ghost: tlbench::timed(state, [&] { plan(*p.y, *p.x); }); break;
+      case impl::allgather: tlbench::timed(state, [&] { td::spmv_rows(*p.y, *p.A, *p.x); }); break;
+    }
   }
   long long nnz = static_cast<long long>(p.A->local().stored());
   MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -111,9 +120,10 @@ int main(int argc, char** argv) {
       if (e.path().extension() == ".mtx") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const auto& f : files)
-    for (bool petsc : {false, true})
-      benchmark::RegisterBenchmark(("dist_spmv/" + std::string(petsc ? "petsc" : "tensorlev") + "/" + f.stem().string()).c_str(),
-                                   run, f.string(), petsc)
+    for (auto [name, which] : {std::pair{"tensorlev", impl::allgather}, {"tensorlev_ghost", impl::ghost},
+                               {"petsc", impl::petsc}})
+      benchmark::RegisterBenchmark(("dist_spmv/" + std::string(name) + "/" + f.stem().string()).c_str(), run,
+                                   f.string(), which)
           ->Iterations(50)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <random>
+#include <set>
 
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/dist.hpp"
@@ -220,6 +221,23 @@ void spmv_case(int m, int n, double fill, bool balanced) {
   EXPECT_EQ(st.bytes_sent, mine > 0 ? mine * 8 * (p - 1) : 0);
   EXPECT_EQ(g.stats().total().bytes_received, st.bytes_received) << "row-blocked SpMV moves only x";
   EXPECT_EQ(g.stats().total().bytes_sent, st.bytes_sent);
+  // Ghost exchange: only the entries of x this rank's rows use, counted
+  // against the columns of the global matrix's rows here.
+  ghost_spmv<double, F, distribution<"xy->x">, distribution<"x->x">> plan(dA, dx.map());
+  for (auto& v : dy.local().values()) v = -7;
+  g.stats().reset();
+  plan(dy, dx);
+  EXPECT_EQ(std::vector<double>(dy.local().values().begin(), dy.local().values().end()), expect)
+      << "ghost SpMV " << m << "x" << n;
+  std::set<int> used;
+  for_each_component(A, [&](const auto& x, double) {
+    if (x[0] >= box.lo[0] && x[0] < box.hi[0] && (x[1] < xs[static_cast<std::size_t>(g.rank())] ||
+                                                   x[1] >= xs[static_cast<std::size_t>(g.rank()) + 1]))
+      used.insert(x[1]);
+  });
+  EXPECT_EQ(plan.ghosts(), static_cast<long long>(used.size()));
+  EXPECT_EQ(g.stats()[comm_kind::alltoall].bytes_received, static_cast<long long>(used.size()) * 8);
+  EXPECT_EQ(g.stats().total().bytes_received, static_cast<long long>(used.size()) * 8) << "ghost SpMV moves only ghosts";
   // Two-level: ranks, then chunks inside each rank (the local kernel on an
   // executor; a Kokkos one in an application).
   for (auto& v : dy.local().values()) v = -7;

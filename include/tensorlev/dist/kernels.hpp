@@ -21,6 +21,7 @@
 /// throws shape_error on every rank when they do not.
 
 #include <algorithm>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <string>
@@ -144,6 +145,104 @@ void spmv_rows(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, FA, 
   using namespace tensorlev::indices;
   compute(ex, y.local()(i), A.local()(i, j) * full(j));
 }
+
+/// Row-blocked SpMV that moves only the entries of x each rank's rows
+/// touch (PETSc's scatter), for repeated products with one matrix. The
+/// constructor (collective) finds the columns each rank's piece of A uses,
+/// tells their owners, and keeps a copy of the piece with its columns
+/// renumbered into that list; each product then exchanges just those
+/// entries (one all-to-all among the ranks that share columns, counted as
+/// all-to-all traffic) and runs the generated kernel on the copy.
+template <class V, format_type FA, class DA, class Dx, index_type I = std::int32_t>
+class ghost_spmv {
+  static_assert(row_blocks_v<DA>, "tensorlev::dist::ghost_spmv: A must be distributed in row blocks (\"xy->x\")");
+  static_assert(vector_blocks_v<Dx>, "tensorlev::dist::ghost_spmv: x must be distributed in blocks (\"x->x\")");
+
+ public:
+  ghost_spmv(const dist_tensor<V, FA, DA, I>& A, const distribution_map<Dx>& xmap) : grid_(&A.grid()), xmap_(xmap) {
+    const machine_grid& g = A.grid();
+    agree(g, xmap.dims()[0] == A.dims()[1] && xmap.machine() == g.extents(),
+          "tensorlev::dist::ghost_spmv: x's distribution does not fit A's columns or the grid");
+    // The columns this rank's rows use, sorted (so grouped by owner).
+    std::vector<I> cols;
+    for_each_component(A.local(), [&](const auto& c, const V&) { cols.push_back(c[1]); });
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    const auto& xs = xmap.splits(0);
+    const int p = g.size();
+    std::vector<std::vector<I>> ask(static_cast<std::size_t>(p));
+    for (I c : cols) {
+      const auto owner = static_cast<std::size_t>(std::upper_bound(xs.begin(), xs.end(), static_cast<long long>(c)) -
+                                                  xs.begin()) - 1;
+      ask[owner].push_back(c);
+    }
+    recv_counts_.resize(static_cast<std::size_t>(p));
+    for (int r = 0; r < p; ++r) recv_counts_[static_cast<std::size_t>(r)] = static_cast<int>(ask[static_cast<std::size_t>(r)].size());
+    // What the others need from this rank (control traffic: not counted).
+    const comm_stats before = g.stats();
+    send_index_ = g.alltoallv(ask, &send_counts_);
+    g.stats() = before;
+    const auto lo = static_cast<I>(xs[static_cast<std::size_t>(g.rank())]);
+    for (I& q : send_index_) q = static_cast<I>(q - lo);
+    displs(send_counts_, send_displs_);
+    displs(recv_counts_, recv_displs_);
+    // A's piece with columns renumbered into `cols`.
+    coordinate_list<V, I> list({A.local().dimension(0), static_cast<I>(cols.size())});
+    for_each_component(A.local(), [&](const auto& c, const V& v) {
+      const auto at = static_cast<I>(std::lower_bound(cols.begin(), cols.end(), c[1]) - cols.begin());
+      list.push_back({c[0], at}, v);
+    });
+    local_.emplace(pack<FA>(list, duplicates::sum));
+    xg_.emplace(std::array<I, 1>{static_cast<I>(cols.size())});
+  }
+
+  /// y = A x (y split as A's rows, x as the map given at construction).
+  template <class Dy>
+  void operator()(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, dense_vector, Dx, I>& x,
+                  const executor& ex = serial) {
+    const machine_grid& g = *grid_;
+    agree(g, &x.grid() == &g && &y.grid() == &g && x.map().splits(0) == xmap_.splits(0) &&
+                 y.local().dimension(0) == local_->dimension(0),
+          "tensorlev::dist::ghost_spmv: x or y does not match the plan (grid, x's splits, y's rows)");
+    const auto xv = x.local().values();
+    send_.resize(send_index_.size());
+    for (std::size_t q = 0; q < send_index_.size(); ++q) send_[q] = xv[static_cast<std::size_t>(send_index_[q])];
+    auto xg = xg_->values();
+    check_mpi(MPI_Alltoallv(send_.data(), send_counts_.data(), send_displs_.data(), mpi_type<V>(), xg.data(),
+                            recv_counts_.data(), recv_displs_.data(), mpi_type<V>(), g.comm()),
+              "MPI_Alltoallv");
+    for (int r = 0; r < g.size(); ++r) {
+      const auto ur = static_cast<std::size_t>(r);
+      if (r == g.rank()) continue;
+      if (send_counts_[ur] > 0) g.stats().sent(comm_kind::alltoall, send_counts_[ur] * static_cast<long long>(sizeof(V)));
+      if (recv_counts_[ur] > 0)
+        g.stats().received(comm_kind::alltoall, recv_counts_[ur] * static_cast<long long>(sizeof(V)));
+    }
+    using namespace tensorlev::indices;
+    compute(ex, y.local()(i), (*local_)(i, j) * (*xg_)(j));
+  }
+
+  /// Entries of x this rank receives per product (from other ranks).
+  [[nodiscard]] long long ghosts() const {
+    long long n = 0;
+    for (std::size_t r = 0; r < recv_counts_.size(); ++r)
+      if (static_cast<int>(r) != grid_->rank()) n += recv_counts_[r];
+    return n;
+  }
+
+ private:
+  static void displs(const std::vector<int>& counts, std::vector<int>& out) {
+    out.assign(counts.size(), 0);
+    for (std::size_t r = 1; r < counts.size(); ++r) out[r] = out[r - 1] + counts[r - 1];
+  }
+  const machine_grid* grid_;
+  distribution_map<Dx> xmap_;
+  std::optional<tensor<V, FA, I>> local_;
+  std::optional<tensor<V, dense_vector, I>> xg_;
+  std::vector<I> send_index_;
+  std::vector<V> send_;
+  std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
+};
 
 /// SUMMA: C(i,j) = A(i,k) B(k,j) on a 2D grid, all dense tiles. A's rows
 /// must be split as C's rows and B's columns as C's columns; A's columns
