@@ -349,34 +349,41 @@ TEST(DistKernels, SummaAndCannon) {
     }
     cannon(dC, dA, dB);
     EXPECT_EQ(to_dense(dC.local()), expect) << "Cannon " << what;
-    // Model: the skew moves A by r columns and B by c rows (none where that
-    // is 0), then q - 1 single-step shifts; each shift sends the block held
-    // and receives the next one.
+    // Model: the skew moves row r's A blocks r places left and column c's
+    // B blocks c places up, one neighbour step at a time the shorter way
+    // round; then q - 1 single steps. Each step sends the block held and
+    // receives the next one (none on a ring of one).
     const int q = gx;
     const int r = g.coords()[0];
     const int c = g.coords()[1];
-    const auto kw = [&](int kk) { return amap.splits(1)[static_cast<std::size_t>(kk) + 1] - amap.splits(1)[static_cast<std::size_t>(kk)]; };
+    const auto kw = [&](int kk) {
+      return amap.splits(1)[static_cast<std::size_t>(kk) + 1] - amap.splits(1)[static_cast<std::size_t>(kk)];
+    };
     const auto md = [q](int v) { return ((v % q) + q) % q; };
     long long c_sent = 0;
     long long c_recv = 0;
     long long msgs = 0;
-    if (md(r) != 0) {
-      c_sent += rows * kw(c) * 8;
-      c_recv += rows * kw(md(c + r)) * 8;
-      ++msgs;
-    }
-    if (md(c) != 0) {
-      c_sent += kw(r) * cols * 8;
-      c_recv += kw(md(r + c)) * cols * 8;
-      ++msgs;
-    }
-    if (q > 1)
-      for (int st = 0; st + 1 < q; ++st) {
-        const int ka = md(c + r + st);
-        c_sent += rows * kw(ka) * 8 + kw(ka) * cols * 8;
-        c_recv += rows * kw(md(ka + 1)) * 8 + kw(md(ka + 1)) * cols * 8;
-        msgs += 2;
+    // Steps of `by` places for a block index kk; per_k = values per unit of k width.
+    const auto steps = [&](int& kk, int by, long long per_k) {
+      by = md(by);
+      const int n_steps = std::min(by, q - by);
+      const int step = by <= q - by ? 1 : -1;
+      for (int t = 0; t < n_steps && q > 1; ++t) {
+        c_sent += per_k * kw(kk) * 8;
+        kk = md(kk + step);
+        c_recv += per_k * kw(kk) * 8;
+        ++msgs;
       }
+    };
+    int ka = c;
+    int kb = r;
+    steps(ka, r, rows);
+    steps(kb, c, cols);
+    for (int st = 0; st + 1 < q; ++st) {
+      steps(ka, 1, rows);
+      steps(kb, 1, cols);
+    }
+    EXPECT_EQ(g.stats().far_shifts, 0) << "Cannon sends only to grid neighbours " << what;
     const auto& sh = g.stats()[comm_kind::shift];
     EXPECT_EQ(sh.bytes_sent, c_sent) << "Cannon " << what;
     EXPECT_EQ(sh.bytes_received, c_recv) << "Cannon " << what;

@@ -74,6 +74,8 @@ struct comm_stats {
     friend bool operator==(const counts&, const counts&) = default;
   };
   std::array<counts, comm_kinds> by_kind{};
+  /// Shifts sent to a rank that is not a neighbour on its ring.
+  long long far_shifts = 0;
 
   [[nodiscard]] const counts& operator[](comm_kind k) const { return by_kind[static_cast<std::size_t>(k)]; }
   [[nodiscard]] counts& operator[](comm_kind k) { return by_kind[static_cast<std::size_t>(k)]; }
@@ -87,7 +89,10 @@ struct comm_stats {
     }
     return t;
   }
-  void reset() { by_kind = {}; }
+  void reset() {
+    by_kind = {};
+    far_shifts = 0;
+  }
   void sent(comm_kind k, long long bytes) {
     ++(*this)[k].messages_sent;
     (*this)[k].bytes_sent += bytes;
@@ -208,7 +213,7 @@ class machine_grid {
   /// `from` of communicator c (a neighbour exchange; no-op onto itself).
   template <class T>
   void shift(const T* send, std::size_t n_send, int to, T* recv, std::size_t n_recv, int from, MPI_Comm c) const {
-    const int me = rank_and_size(c).first;
+    const auto [me, members] = rank_and_size(c);
     if (to == me && from == me) {
       for (std::size_t k = 0; k < n_send && k < n_recv; ++k) recv[k] = send[k];
       return;
@@ -217,6 +222,7 @@ class machine_grid {
                            mpi_type<T>(), from, 71, c, MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
     stats_.sent(comm_kind::shift, static_cast<long long>(n_send * sizeof(T)));
+    if (to != (me + 1) % members && to != (me + members - 1) % members) ++stats_.far_shifts;
     stats_.received(comm_kind::shift, static_cast<long long>(n_recv * sizeof(T)));
   }
 

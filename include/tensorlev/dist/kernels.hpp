@@ -14,8 +14,11 @@
 ///   grid rows and the owner row its B panel along grid columns (DISTAL
 ///   Fig. 12: `communicate(A, jo)`, `communicate({B, C}, ko)`).
 /// - `cannon(C, A, B)`: the same product on a square q x q grid: an
-///   initial skew, then q local products separated by q - 1 neighbour
-///   shifts of A (left) and B (up) (DISTAL's `rotate`).
+///   initial skew, then q local products separated by q - 1 shifts of A
+///   (left) and B (up) (DISTAL's `rotate`). Every message goes to a grid
+///   neighbour: the skew of row r is min(r, q - r) single-step shifts the
+///   shorter way round (a schedule's Cannon instead fetches each skewed
+///   block from its owner in one message).
 ///
 /// Every kernel checks that the tensors' distributions fit together and
 /// throws shape_error on every rank when they do not.
@@ -339,33 +342,40 @@ void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   const I rows = C.local().dimension(0);
   const I cols = C.local().dimension(1);
   const auto mod = [q](int v) { return ((v % q) + q) % q; };
-  // Current blocks: A(r, ka) and B(kb, c); ka = kb after the skew.
+  // Current blocks: A(r, ka) and B(kb, c), kb = ka after the skew.
   std::vector<V> a(A.local().values().begin(), A.local().values().end());
   std::vector<V> b(B.local().values().begin(), B.local().values().end());
+  int ka = c;
+  int kb = r;
   std::vector<V> next;
+  // Moves the blocks of one grid axis `by` places toward lower coordinates
+  // (the block at coordinate x + by arrives at x), in single-step shifts
+  // to a neighbour, the shorter way round the ring.
+  const auto rotate = [&](std::vector<V>& buf, int& kk, int by, int me, MPI_Comm comm, auto block_size) {
+    by = mod(by);
+    const bool down = by <= q - by;  // toward lower coordinates
+    const int steps = down ? by : q - by;
+    const int step = down ? 1 : -1;
+    for (int t = 0; t < steps; ++t) {
+      const int kk_next = mod(kk + step);
+      next.assign(block_size(kk_next), V{});
+      g.shift(buf.data(), buf.size(), mod(me - step), next.data(), next.size(), mod(me + step), comm);
+      buf.swap(next);
+      kk = kk_next;
+    }
+  };
+  const auto a_size = [&](int kk) { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(kk)); };
+  const auto b_size = [&](int kk) { return static_cast<std::size_t>(kw(kk)) * static_cast<std::size_t>(cols); };
   MPI_Comm row_comm = g.axis(1);  // rank in it = column coordinate
   MPI_Comm col_comm = g.axis(0);  // rank in it = row coordinate
-  // Skew: rank (r, c) takes A(r, c + r) from the right and B(r + c, c) from below.
-  int ka = mod(c + r);
-  next.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(ka)), V{});
-  g.shift(a.data(), a.size(), mod(c - r), next.data(), next.size(), ka, row_comm);
-  a.swap(next);
-  next.assign(static_cast<std::size_t>(kw(ka)) * static_cast<std::size_t>(cols), V{});
-  g.shift(b.data(), b.size(), mod(r - c), next.data(), next.size(), mod(r + c), col_comm);
-  b.swap(next);
+  // Skew: rank (r, c) ends with A(r, c + r) and B(r + c, c).
+  rotate(a, ka, r, c, row_comm, a_size);
+  rotate(b, kb, c, r, col_comm, b_size);
   for (int s = 0; s < q; ++s) {
-    const I w = kw(ka);
-    detail::gemm_add<V, I>(rows, w, cols, a, b, C.local().values(), ex);
+    detail::gemm_add<V, I>(rows, kw(ka), cols, a, b, C.local().values(), ex);
     if (s + 1 == q) break;
-    // Shift A left and B up by one.
-    const int ka_next = mod(ka + 1);
-    next.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(ka_next)), V{});
-    g.shift(a.data(), a.size(), mod(c - 1), next.data(), next.size(), mod(c + 1), row_comm);
-    a.swap(next);
-    ka = ka_next;
-    next.assign(static_cast<std::size_t>(kw(ka)) * static_cast<std::size_t>(cols), V{});
-    g.shift(b.data(), b.size(), mod(r - 1), next.data(), next.size(), mod(r + 1), col_comm);
-    b.swap(next);
+    rotate(a, ka, 1, c, row_comm, a_size);  // A one place left
+    rotate(b, kb, 1, r, col_comm, b_size);  // B one place up
   }
 }
 
