@@ -173,6 +173,38 @@ TEST(DistTensor, ErrorsReachEveryRank) {
                shape_error);
 }
 
+// Failures that depend on one rank's data or arguments are thrown on every
+// rank (a rank left waiting would hang this test until ctest's timeout).
+TEST(DistTensor, OneRankErrorsReachEveryRank) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  const bool root = line.rank() == 0;
+  // A format whose rows hold one entry each: row 0 has two, so the piece
+  // holding row 0 cannot be packed.
+  using one_per_row = tensorlev::format<tensorlev::levels<tensorlev::dense<>, tensorlev::singleton<>>>;
+  coordinate_list<double, int> list({4, 4});
+  list.push_back({0, 0}, 1.0);
+  list.push_back({0, 2}, 2.0);
+  list.push_back({3, 1}, 3.0);
+  const auto A = pack<csr>(list);
+  EXPECT_THROW((void)distribute<one_per_row>(line, distribution_map<distribution<"xy->x">>({4, 4}, line.extents()),
+                                             root ? &A : nullptr),
+               shape_error);
+  // Split points set on one rank only.
+  distribution_map<distribution<"xy->x">> map({4, 4}, line.extents());
+  if (root && line.size() > 1) {
+    std::vector<long long> sp(static_cast<std::size_t>(line.size()) + 1, 4);
+    sp[0] = 0;
+    map.set_splits(0, sp);
+  }
+  if (line.size() > 1) {
+    EXPECT_THROW((void)distribute<csr>(line, map, root ? &A : nullptr), shape_error);
+  }
+  // Extents beyond the index type.
+  EXPECT_THROW((void)distribute<csr>(line, distribution_map<distribution<"xy->x">>({3000000000LL, 4}, line.extents()),
+                                     static_cast<const tensor<double, csr>*>(nullptr)),
+               shape_error);
+}
+
 // y = A x with A in row blocks (default and nonzero-balanced splits), in
 // several formats; only x moves, by one all-gather.
 template <class F>
@@ -309,7 +341,7 @@ TEST(DistKernels, SummaAndCannon) {
     const long long rows = dC.local().dimension(0);
     const long long cols = dC.local().dimension(1);
 
-    std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+    std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
     g.stats().reset();
     summa(dC, dA, dB);
     EXPECT_EQ(to_dense(dC.local()), expect) << "SUMMA " << what;
@@ -341,7 +373,7 @@ TEST(DistKernels, SummaAndCannon) {
     EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_sent, sent) << "SUMMA " << what;
     EXPECT_EQ(g.stats().total().bytes_received, recv) << "SUMMA moves only row and column broadcasts";
 
-    std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+    std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
     g.stats().reset();
     if (gx != gy || amap.splits(1) != bmap.splits(0)) {
       EXPECT_THROW(cannon(dC, dA, dB), shape_error) << what;
@@ -445,6 +477,10 @@ void spmv_cols_case(int m, int n, reduction how) {
   const std::string what = std::string(how == reduction::tree ? "tree" : "sequential") + " " + std::to_string(m) +
                            "x" + std::to_string(n);
   expect_gathered<dense_vector>(da, want, "a = d + B c, j split, " + what);
+  // In place: a = a + B c.
+  auto aa = distribute<dense_vector>(g, distribution_map<blocks>({m}, g.extents()), root ? &d : nullptr);
+  spmv_cols(aa, aa, dB, dc, how);
+  expect_gathered<dense_vector>(aa, want, "a = a + B c in place, " + what);
   if (how == reduction::tree) {
     EXPECT_TRUE(only_kinds(st, {comm_kind::reduce})) << what;
   } else {
@@ -580,6 +616,30 @@ TEST(DistKernels, LeafProduct) {
   }
 }
 
+// C = A B replaces C; SUMMA refuses C = A (later steps would read what C
+// overwrote), Cannon copies its inputs first and accepts it.
+TEST(DistKernels, ProductsReplaceAndAliasing) {
+  machine_grid g(MPI_COMM_WORLD, {0, 0});
+  const bool root = g.rank() == 0;
+  const auto A = random_matrix<dense_row_major>(6, 6, 1.0, 41);
+  const auto B = random_matrix<dense_row_major>(6, 6, 1.0, 42);
+  tensor<double, dense_row_major> want({6, 6});
+  want(i, j) = A(i, k) * B(k, j);
+  using tiles = distribution<"xy->xy">;
+  const distribution_map<tiles> map({6, 6}, g.extents());
+  const auto dB = distribute<dense_row_major>(g, map, root ? &B : nullptr);
+  auto dX = distribute<dense_row_major>(g, map, root ? &A : nullptr);
+  EXPECT_THROW(summa(dX, dX, dB), shape_error);
+  if (g.dims()[0] == g.dims()[1]) {
+    cannon(dX, dX, dB);
+    expect_piece(dX, want, "Cannon with C = A");
+  }
+  auto dY = distribute<dense_row_major>(g, map, root ? &A : nullptr);
+  matmul(dY, dY, dB, matmul_schedule::summa());
+  expect_piece(dY, want, "SUMMA schedule with C = A");
+  EXPECT_THROW((void)matmul_schedule().communicate('A', 'x'), shape_error);
+}
+
 // The schedules of DISTAL Fig. 12 through matmul: every result against the
 // single-node product; SUMMA and Cannon as schedules move exactly what the
 // hand-written kernels move, by the same kind of communication.
@@ -612,7 +672,7 @@ TEST(DistSchedules, MatmulFamily) {
     // SUMMA: only broadcasts, the same bytes as the hand-written kernel.
     const auto st_summa = run(dC, dA, dB, matmul_schedule::summa(), "SUMMA schedule");
     EXPECT_TRUE(only_kinds(st_summa, {comm_kind::broadcast})) << what;
-    std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+    std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
     plane.stats().reset();
     summa(dC, dA, dB);
     // Equal when every rank has a C block; else the schedule sends nothing
@@ -626,7 +686,7 @@ TEST(DistSchedules, MatmulFamily) {
     if (gx == gy) {
       const auto st_cannon = run(dC, dA, dB, matmul_schedule::cannon(gx), "Cannon schedule");
       EXPECT_TRUE(only_kinds(st_cannon, {comm_kind::shift})) << "Cannon moves data only by shifts " << what;
-      std::fill(dC.local().values().begin(), dC.local().values().end(), 0.0);
+      std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
       plane.stats().reset();
       cannon(dC, dA, dB);
       // The schedule fetches each block from the nearest rank holding it,

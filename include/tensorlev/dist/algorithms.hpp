@@ -79,6 +79,8 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
   agree(g, why.empty(), why);
   using namespace tensorlev::indices;
   const I M = static_cast<I>(a.dims()[0]);
+  // d's block first: a may be d (a = a + B c).
+  const std::vector<V> dv(d.local().values().begin(), d.local().values().end());
   tensor<V, dense_vector, I> partial({M});
   compute(ex, partial(i), B.local()(i, j) * c.local()(j));
   const auto& as = a.map().splits(0);
@@ -90,7 +92,7 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
   };
   if (how == reduction::tree) {
     std::vector<int> counts(static_cast<std::size_t>(p));
-    for (int r = 0; r < p; ++r) counts[static_cast<std::size_t>(r)] = static_cast<int>(block(r)[1] - block(r)[0]);
+    for (int r = 0; r < p; ++r) counts[static_cast<std::size_t>(r)] = mpi_count(block(r)[1] - block(r)[0], "spmv_cols");
     check_mpi(MPI_Reduce_scatter(partial.values().data(), out.data(), counts.data(), mpi_type<V>(), MPI_SUM, g.comm()),
               "MPI_Reduce_scatter");
     // Logically: each block goes from every other rank to its owner.
@@ -108,13 +110,16 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
     const std::size_t n = sum.size();
     if (p > 1 && n > 0) {
       if (me > 0) {
-        check_mpi(MPI_Recv(incoming.data(), static_cast<int>(n), mpi_type<V>(), me - 1, 31, g.comm(), MPI_STATUS_IGNORE),
+        check_mpi(MPI_Recv(incoming.data(), mpi_count(static_cast<long long>(n), "spmv_cols"), mpi_type<V>(), me - 1, 31,
+                           g.comm(), MPI_STATUS_IGNORE),
                   "MPI_Recv");
         g.stats().received(comm_kind::shift, static_cast<long long>(n * sizeof(V)));
         for (std::size_t q = 0; q < n; ++q) sum[q] = incoming[q] + sum[q];
       }
       if (me + 1 < p) {
-        check_mpi(MPI_Send(sum.data(), static_cast<int>(n), mpi_type<V>(), me + 1, 31, g.comm()), "MPI_Send");
+        check_mpi(MPI_Send(sum.data(), mpi_count(static_cast<long long>(n), "spmv_cols"), mpi_type<V>(), me + 1, 31,
+                           g.comm()),
+                  "MPI_Send");
         g.stats().sent(comm_kind::shift, static_cast<long long>(n * sizeof(V)));
       }
     }
@@ -123,7 +128,7 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
       for (int r = 0; r < last; ++r) {
         const auto b = block(r);
         if (b[1] <= b[0]) continue;
-        check_mpi(MPI_Send(sum.data() + b[0], static_cast<int>(b[1] - b[0]), mpi_type<V>(), r, 32, g.comm()),
+        check_mpi(MPI_Send(sum.data() + b[0], mpi_count(b[1] - b[0], "spmv_cols"), mpi_type<V>(), r, 32, g.comm()),
                   "MPI_Send");
         g.stats().sent(comm_kind::alltoall, (b[1] - b[0]) * static_cast<long long>(sizeof(V)));
       }
@@ -132,14 +137,13 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
     } else {
       const auto b = block(me);
       if (b[1] > b[0]) {
-        check_mpi(MPI_Recv(out.data(), static_cast<int>(b[1] - b[0]), mpi_type<V>(), last, 32, g.comm(),
+        check_mpi(MPI_Recv(out.data(), mpi_count(b[1] - b[0], "spmv_cols"), mpi_type<V>(), last, 32, g.comm(),
                            MPI_STATUS_IGNORE),
                   "MPI_Recv");
         g.stats().received(comm_kind::alltoall, (b[1] - b[0]) * static_cast<long long>(sizeof(V)));
       }
     }
   }
-  const auto dv = d.local().values();
   for (std::size_t q = 0; q < out.size(); ++q) out[q] += dv[q];
 }
 

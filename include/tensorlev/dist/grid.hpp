@@ -47,6 +47,16 @@ inline void check_mpi(int rc, const char* what) {
   }
 }
 
+/// n as an MPI count. @throws overflow_error naming `what` above 2^31 - 1
+/// (MPI counts are int). Callers size n from data every rank has, so all
+/// ranks throw together.
+inline int mpi_count(long long n, const char* what) {
+  if (n < 0 || n > 2147483647LL)
+    throw overflow_error(std::string("tensorlev::dist: ") + what + ": " + std::to_string(n) +
+                         " values in one MPI call (at most 2^31 - 1)");
+  return static_cast<int>(n);
+}
+
 /// The MPI datatype of T (arithmetic types and std::complex of them).
 template <class T>
 MPI_Datatype mpi_type() {
@@ -118,7 +128,9 @@ class machine_grid {
     for (int d : dims_) {
       if (d < 0) throw shape_error("tensorlev::dist::machine_grid: negative grid extent " + std::to_string(d));
       if (d == 0) free_dims = true;
-      else fixed *= d;
+      else if ((fixed *= d) > size)  // stops before the product can overflow
+        throw shape_error("tensorlev::dist::machine_grid: the grid extents need more than the communicator's " +
+                          std::to_string(size) + " ranks");
     }
     if (free_dims) {
       if (size % fixed != 0)
@@ -196,7 +208,7 @@ class machine_grid {
   void broadcast(T* data, std::size_t n, int root, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
     if (members > 1 && n > 0) {  // n is the same on every rank: all skip together
-      check_mpi(MPI_Bcast(data, static_cast<int>(n), mpi_type<T>(), root, c), "MPI_Bcast");
+      check_mpi(MPI_Bcast(data, mpi_count(static_cast<long long>(n), "broadcast"), mpi_type<T>(), root, c), "MPI_Bcast");
       const long long bytes = static_cast<long long>(n * sizeof(T));
       if (me == root)
         for (int k = 1; k < members; ++k) stats_.sent(comm_kind::broadcast, bytes);
@@ -218,7 +230,8 @@ class machine_grid {
       for (std::size_t k = 0; k < n_send && k < n_recv; ++k) recv[k] = send[k];
       return;
     }
-    check_mpi(MPI_Sendrecv(send, static_cast<int>(n_send), mpi_type<T>(), to, 71, recv, static_cast<int>(n_recv),
+    check_mpi(MPI_Sendrecv(send, mpi_count(static_cast<long long>(n_send), "shift"), mpi_type<T>(), to, 71, recv,
+                           mpi_count(static_cast<long long>(n_recv), "shift"),
                            mpi_type<T>(), from, 71, c, MPI_STATUS_IGNORE),
               "MPI_Sendrecv");
     stats_.sent(comm_kind::shift, static_cast<long long>(n_send * sizeof(T)));
@@ -232,7 +245,7 @@ class machine_grid {
   void allgatherv(const T* mine, std::size_t n, T* out, const std::vector<int>& counts, const std::vector<int>& displs,
                   MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
-    check_mpi(MPI_Allgatherv(mine, static_cast<int>(n), mpi_type<T>(), out, counts.data(), displs.data(),
+    check_mpi(MPI_Allgatherv(mine, mpi_count(static_cast<long long>(n), "allgatherv"), mpi_type<T>(), out, counts.data(), displs.data(),
                              mpi_type<T>(), c),
               "MPI_Allgatherv");
     for (int k = 0; k < members; ++k) {
@@ -252,10 +265,12 @@ class machine_grid {
     if (members == 1) return;
     const long long bytes = static_cast<long long>(n * sizeof(T));
     if (me == root) {
-      check_mpi(MPI_Reduce(MPI_IN_PLACE, data, static_cast<int>(n), mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
+      check_mpi(MPI_Reduce(MPI_IN_PLACE, data, mpi_count(static_cast<long long>(n), "reduce"), mpi_type<T>(), MPI_SUM, root, c),
+                "MPI_Reduce");
       for (int k = 1; k < members; ++k) stats_.received(comm_kind::reduce, bytes);
     } else {
-      check_mpi(MPI_Reduce(data, nullptr, static_cast<int>(n), mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
+      check_mpi(MPI_Reduce(data, nullptr, mpi_count(static_cast<long long>(n), "reduce"), mpi_type<T>(), MPI_SUM, root, c),
+                "MPI_Reduce");
       stats_.sent(comm_kind::reduce, bytes);
     }
   }
@@ -266,7 +281,8 @@ class machine_grid {
   void allreduce_sum(T* data, std::size_t n, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
     if (members == 1) return;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(n), mpi_type<T>(), MPI_SUM, c), "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, mpi_count(static_cast<long long>(n), "allreduce"), mpi_type<T>(), MPI_SUM, c),
+              "MPI_Allreduce");
     const long long bytes = static_cast<long long>(n * sizeof(T));
     if (me == 0) {
       for (int k = 1; k < members; ++k) {
@@ -284,25 +300,36 @@ class machine_grid {
   template <class T>
   std::vector<T> alltoallv(const std::vector<std::vector<T>>& send, std::vector<int>* recv_counts = nullptr) const {
     const int p = size();
+    if (send.size() != static_cast<std::size_t>(p))
+      throw shape_error("tensorlev::dist::machine_grid::alltoallv: one send buffer per rank is needed");
     std::vector<int> scount(static_cast<std::size_t>(p)), rcount(static_cast<std::size_t>(p));
+    // Sizes are this rank's: agree on overflow before any exchange, so that
+    // every rank throws or none does.
+    long long stotal = 0;
+    int too_big = 0;
     for (int k = 0; k < p; ++k) {
       const std::size_t n = send[static_cast<std::size_t>(k)].size();
-      if (n > static_cast<std::size_t>(INT32_MAX))
-        throw overflow_error("tensorlev::dist: more than 2^31 - 1 values to one rank in one exchange");
-      scount[static_cast<std::size_t>(k)] = static_cast<int>(n);
+      stotal += static_cast<long long>(n);
+      too_big |= n > static_cast<std::size_t>(INT32_MAX) || stotal > INT32_MAX ? 1 : 0;
+      scount[static_cast<std::size_t>(k)] = too_big ? 0 : static_cast<int>(n);
     }
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &too_big, 1, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
+    if (too_big)
+      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values sent by one rank in one exchange");
     check_mpi(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, cart_), "MPI_Alltoall");
     std::vector<int> sdispl(static_cast<std::size_t>(p)), rdispl(static_cast<std::size_t>(p));
-    long long stotal = 0;
+    stotal = 0;
     long long rtotal = 0;
     for (std::size_t k = 0; k < static_cast<std::size_t>(p); ++k) {
       sdispl[k] = static_cast<int>(stotal);
-      rdispl[k] = static_cast<int>(rtotal);
+      rdispl[k] = rtotal > INT32_MAX ? 0 : static_cast<int>(rtotal);
       stotal += scount[k];
       rtotal += rcount[k];
-      if (stotal > INT32_MAX || rtotal > INT32_MAX)
-        throw overflow_error("tensorlev::dist: more than 2^31 - 1 values in one exchange");
     }
+    int recv_too_big = rtotal > INT32_MAX ? 1 : 0;
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &recv_too_big, 1, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
+    if (recv_too_big)
+      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values received by one rank in one exchange");
     std::vector<T> sbuf;
     sbuf.reserve(static_cast<std::size_t>(stotal));
     for (const auto& s : send) sbuf.insert(sbuf.end(), s.begin(), s.end());

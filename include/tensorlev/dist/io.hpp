@@ -40,13 +40,21 @@ distribution_map<D> map_for(const machine_grid& g, const coordinate_list<V, I>& 
       if (md.kind != machine_dim_kind::partition) continue;
       const std::size_t d = md.tensor_dim;
       std::vector<long long> points(static_cast<std::size_t>(g.dims()[m]) + 1);
+      std::string why;
       if (is_root) {
-        std::vector<long long> count(static_cast<std::size_t>(dims[d]) + 1, 0);
-        const auto& c = list.raw_coords();
-        for (std::size_t e = 0; e < list.size(); ++e) ++count[static_cast<std::size_t>(c[e * D::tensor_order + d]) + 1];
-        for (std::size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
-        points = balanced_splits<long long>(count, g.dims()[m]);
+        try {  // a count per index: the extent comes from the file, so this may not fit in memory
+          std::vector<long long> count(static_cast<std::size_t>(dims[d]) + 1, 0);
+          const auto& c = list.raw_coords();
+          for (std::size_t e = 0; e < list.size(); ++e)
+            ++count[static_cast<std::size_t>(c[e * D::tensor_order + d]) + 1];
+          for (std::size_t k = 1; k < count.size(); ++k) count[k] += count[k - 1];
+          points = balanced_splits<long long>(count, g.dims()[m]);
+        } catch (const std::exception& e) {
+          why = "balancing dimension " + std::to_string(d) + " of extent " + std::to_string(dims[d]) +
+                " by stored entries failed: " + e.what();
+        }
       }
+      if (auto msg = first_failure(g, why.empty(), why)) throw shape_error("tensorlev::dist: " + *msg);
       check_mpi(MPI_Bcast(points.data(), static_cast<int>(points.size()), MPI_LONG_LONG, 0, g.comm()), "MPI_Bcast");
       map.set_splits(d, std::move(points));
     }

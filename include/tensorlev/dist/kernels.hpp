@@ -138,8 +138,8 @@ void spmv_rows(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, FA, 
   const auto& xs = x.map().splits(0);
   std::vector<int> counts(xs.size() - 1), displs(xs.size() - 1);
   for (std::size_t k = 0; k + 1 < xs.size(); ++k) {
-    displs[k] = static_cast<int>(xs[k]);
-    counts[k] = static_cast<int>(xs[k + 1] - xs[k]);
+    displs[k] = mpi_count(xs[k], "spmv_rows: x's offsets");
+    counts[k] = mpi_count(xs[k + 1] - xs[k], "spmv_rows: x's blocks");
   }
   const I n = static_cast<I>(x.dims()[0]);
   tensor<V, dense_vector, I> full({n});
@@ -247,9 +247,10 @@ class ghost_spmv {
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
 };
 
-/// SUMMA: C(i,j) = A(i,k) B(k,j) on a 2D grid, all dense tiles. A's rows
-/// must be split as C's rows and B's columns as C's columns; A's columns
-/// and B's rows may be split differently (k steps over the merged points).
+/// SUMMA: C(i,j) = A(i,k) B(k,j) on a 2D grid, all dense tiles (C's old
+/// values are replaced; C must not be A or B). A's rows must be split as
+/// C's rows and B's columns as C's columns; A's columns and B's rows may
+/// be split differently (k steps over the merged points).
 template <class V, class DC, class DA, class DB, index_type I>
 void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
            const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
@@ -260,12 +261,16 @@ void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense
   if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::summa: A, B and C are on different grids";
   else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
     why = "tensorlev::dist::summa: shapes do not compose";
+  else if (static_cast<const void*>(&C) == static_cast<const void*>(&A) ||
+           static_cast<const void*>(&C) == static_cast<const void*>(&B))
+    why = "tensorlev::dist::summa: C must not be A or B (later steps read tiles that C overwrites)";
   else {
     why = detail::same_splits("summa", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
     if (why.empty())
       why = detail::same_splits("summa", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
   }
   agree(g, why.empty(), why);
+  std::fill(C.local().values().begin(), C.local().values().end(), V{});
   // k intervals: the union of A's column and B's row split points.
   std::vector<long long> ks = A.map().splits(1);
   ks.insert(ks.end(), B.map().splits(0).begin(), B.map().splits(0).end());
@@ -311,7 +316,8 @@ void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense
 }
 
 /// Cannon's algorithm on a square q x q grid, all dense tiles with A's
-/// column splits equal to B's row splits.
+/// column splits equal to B's row splits (C's old values are replaced; C
+/// may be A or B).
 template <class V, class DC, class DA, class DB, index_type I>
 void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
             const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
@@ -345,6 +351,7 @@ void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   // Current blocks: A(r, ka) and B(kb, c), kb = ka after the skew.
   std::vector<V> a(A.local().values().begin(), A.local().values().end());
   std::vector<V> b(B.local().values().begin(), B.local().values().end());
+  std::fill(C.local().values().begin(), C.local().values().end(), V{});  // after the copies: C may be A or B
   int ka = c;
   int kb = r;
   std::vector<V> next;

@@ -89,6 +89,9 @@ class matmul_schedule {
   /// When input 'A' or 'B' is fetched: at each k step ('k'), or once
   /// (a distributed variable).
   matmul_schedule& communicate(char tensor, char var) {
+    if (var != 'i' && var != 'j' && var != 'k')
+      throw shape_error(std::string("tensorlev::dist::matmul_schedule::communicate: '") + var +
+                        "' is not a variable of C(i,j) = A(i,k) B(k,j)");
     if (tensor != 'A' && tensor != 'B')
       throw shape_error(std::string("tensorlev::dist::matmul_schedule::communicate: '") + tensor +
                         "' is not an input of C(i,j) = A(i,k) B(k,j)");
@@ -249,6 +252,8 @@ class fetcher {
         if (!piece.empty()) msgs.push_back({s, r, piece, false});
       }
     }
+    // Every rank has the same list: a message too large for MPI is refused everywhere.
+    for (const message& m : msgs) (void)mpi_count(m.box.size(), "matmul: a panel");
     const box2 my_need = need[static_cast<std::size_t>(me)];
     std::vector<V> out(static_cast<std::size_t>(my_need.size()));
     // Local pieces.
@@ -341,7 +346,7 @@ class fetcher {
         inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
         incoming.push_back(&m);
         reqs.emplace_back();
-        check_mpi(MPI_Irecv(inbox.back().data(), static_cast<int>(inbox.back().size()), mpi_type<V>(), m.src, tag,
+        check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(m.box.size(), "matmul"), mpi_type<V>(), m.src, tag,
                             g_.comm(), &reqs.back()),
                   "MPI_Irecv");
         g_.stats().received(kind, m.box.size() * static_cast<long long>(sizeof(V)));
@@ -349,7 +354,7 @@ class fetcher {
       if (m.src == me) {
         outbox.push_back(pack_piece(m));
         reqs.emplace_back();
-        check_mpi(MPI_Isend(outbox.back().data(), static_cast<int>(outbox.back().size()), mpi_type<V>(), m.dst, tag,
+        check_mpi(MPI_Isend(outbox.back().data(), mpi_count(m.box.size(), "matmul"), mpi_type<V>(), m.dst, tag,
                             g_.comm(), &reqs.back()),
                   "MPI_Isend");
         g_.stats().sent(kind, m.box.size() * static_cast<long long>(sizeof(V)));
@@ -406,7 +411,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     cuts = A.map().splits(1);
     cuts.insert(cuts.end(), B.map().splits(0).begin(), B.map().splits(0).end());
   }
-  const auto steps_of = [&](const std::vector<long long>& c) {
+  const auto compute_steps = [&](const std::vector<long long>& c) {
     const auto kr = range('k', c);
     std::vector<std::array<long long, 2>> st;
     if (s.parts() > 0) {
@@ -415,7 +420,11 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
         st.push_back({kr[0] + b[0], kr[0] + b[1]});
       }
     } else if (s.chunk() > 0) {
-      for (long long k0 = kr[0]; k0 < kr[1]; k0 += s.chunk()) st.push_back({k0, std::min(kr[1], k0 + s.chunk())});
+      for (long long k0 = kr[0]; k0 < kr[1];) {
+        const long long k1 = k0 + std::min(s.chunk(), kr[1] - k0);  // no overflow for huge chunks
+        st.push_back({k0, k1});
+        k0 = k1;
+      }
     } else {
       std::vector<long long> pts{kr[0], kr[1]};
       for (long long x : cuts)
@@ -427,9 +436,15 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     }
     return st;
   };
+  // Each rank's steps, computed once (ranks are found by coordinates).
+  std::vector<std::vector<std::array<long long, 2>>> steps_by_rank(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) steps_by_rank[static_cast<std::size_t>(r)] = compute_steps(g.coords_of(r));
+  const auto steps_of = [&](const std::vector<long long>& c) -> const std::vector<std::array<long long, 2>>& {
+    return steps_by_rank[static_cast<std::size_t>(g.rank_of(c))];
+  };
   // Step t of rank c runs block (t + rotation) mod steps.
   const auto block_at = [&](const std::vector<long long>& c, std::size_t t) {
-    const auto st = steps_of(c);
+    const auto& st = steps_of(c);
     long long shift = 0;
     for (char v : s.rotated_by()) shift += c[static_cast<std::size_t>(s.machine_dim_of(v))];
     return st[static_cast<std::size_t>((static_cast<long long>(t) + shift) % static_cast<long long>(st.size()))];
@@ -455,7 +470,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
     for (int r = 0; r < p; ++r) {
       const auto& c = coords[static_cast<std::size_t>(r)];
-      const auto st = steps_of(c);
+      const auto& st = steps_of(c);
       if (t >= st.size()) continue;
       const auto kb = block_at(c, t);
       const auto kr = range('k', c);
@@ -467,7 +482,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     }
     if (!a_once || t == 0) a_panel = fa.fetch(need_a);
     if (!b_once || t == 0) b_panel = fb.fetch(need_b);
-    const auto st = steps_of(me);
+    const auto& st = steps_of(me);
     if (t >= st.size()) continue;
     const auto kb = block_at(me, t);
     const I w = static_cast<I>(kb[1] - kb[0]);
@@ -523,6 +538,10 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     }
   }
   // General: every partial to every holder of the C entries it covers, summed.
+  for (int r = 0; r < p; ++r)  // every rank checks every message, so all refuse together
+    for (int h = 0; h < p; ++h)
+      (void)mpi_count(part[static_cast<std::size_t>(r)].meet(cbox[static_cast<std::size_t>(h)]).size(),
+                      "matmul: a partial product");
   std::fill(cv.begin(), cv.end(), V{});
   const detail::box2 my_c = cbox[static_cast<std::size_t>(g.rank())];
   std::vector<std::vector<V>> inbox;
@@ -539,7 +558,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       inbox.emplace_back(static_cast<std::size_t>(in.size()));
       inbox_box.push_back(in);
       reqs.emplace_back();
-      check_mpi(MPI_Irecv(inbox.back().data(), static_cast<int>(in.size()), mpi_type<V>(), r, 977, g.comm(),
+      check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(in.size(), "matmul"), mpi_type<V>(), r, 977, g.comm(),
                           &reqs.back()),
                 "MPI_Irecv");
       g.stats().received(comm_kind::alltoall, in.size() * static_cast<long long>(sizeof(V)));
@@ -550,7 +569,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       outbox.emplace_back(static_cast<std::size_t>(out.size()));
       detail::copy_box(partial.data(), my_part, outbox.back().data(), out, out);
       reqs.emplace_back();
-      check_mpi(MPI_Isend(outbox.back().data(), static_cast<int>(out.size()), mpi_type<V>(), r, 977, g.comm(),
+      check_mpi(MPI_Isend(outbox.back().data(), mpi_count(out.size(), "matmul"), mpi_type<V>(), r, 977, g.comm(),
                           &reqs.back()),
                 "MPI_Isend");
       g.stats().sent(comm_kind::alltoall, out.size() * static_cast<long long>(sizeof(V)));

@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,6 +53,50 @@ inline void agree(const machine_grid& g, bool ok, const std::string& message) {
   if (auto m = first_failure(g, ok, message)) throw shape_error(*m);
 }
 
+namespace detail {
+// "" when the map fits the grid and index type I; else why not.
+template <class I, class D>
+std::string check_map(const machine_grid& g, const distribution_map<D>& m, const char* fn) {
+  if (m.machine() != g.extents())
+    return std::string("tensorlev::dist::") + fn + ": distribution <" + std::string(D::text) +
+           "> is for another machine shape than the " + g.shape_string() + " grid";
+  for (std::size_t d = 0; d < m.dims().size(); ++d)
+    if (m.dims()[d] > static_cast<long long>(std::numeric_limits<I>::max()))
+      return std::string("tensorlev::dist::") + fn + ": extent " + std::to_string(m.dims()[d]) + " of dimension " +
+             std::to_string(d) + " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)";
+  return {};
+}
+
+// A hash of a map's extents and split points, to check that every rank
+// passed the same one.
+template <class D>
+unsigned long long map_hash(const distribution_map<D>& m) {
+  unsigned long long h = 1469598103934665603ULL;
+  const auto mix = [&h](long long v) {
+    h ^= static_cast<unsigned long long>(v);
+    h *= 1099511628211ULL;
+  };
+  for (long long x : m.dims()) mix(x);
+  for (long long x : m.machine()) mix(x);
+  for (std::size_t d = 0; d < m.dims().size(); ++d) {
+    mix(-1);
+    for (long long x : m.splits(d)) mix(x);
+  }
+  return h;
+}
+
+// Throws on every rank unless every rank holds the same map.
+template <class D>
+void agree_on_map(const machine_grid& g, const distribution_map<D>& m, const char* fn) {
+  unsigned long long h[2] = {map_hash(m), 0};
+  h[1] = ~h[0];
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g.comm()), "MPI_Allreduce");
+  if (h[1] != ~h[0])  // max(h) and max(~h) agree only if every rank's h is the same
+    throw shape_error(std::string("tensorlev::dist::") + fn + ": the ranks passed different distribution maps "
+                      "(extents or split points differ; set the same splits on every rank)");
+}
+}  // namespace detail
+
 /// A rank's piece of a distributed tensor of value type V in format F,
 /// placed by distribution D on a machine grid.
 template <class V, format_type F, class D, index_type I = std::int32_t>
@@ -58,6 +104,10 @@ class dist_tensor {
   static_assert(D::tensor_order == F::order,
                 "tensorlev::dist::dist_tensor: the distribution names a different number of tensor dimensions "
                 "than the format's order");
+  static_assert(D::levels == 1,
+                "tensorlev::dist::dist_tensor: hierarchical distributions are not supported by distributed tensors "
+                "yet (level 0 places pieces on ranks; inside a rank, run the local kernels on an executor, e.g. "
+                "a Kokkos one)");
 
  public:
   using value_type = V;
@@ -73,11 +123,8 @@ class dist_tensor {
   /// its box's extents.
   dist_tensor(const machine_grid& g, map_type map, local_type local)
       : grid_(&g), map_(std::move(map)), local_(std::move(local)) {
-    std::string why;
-    if (map_.machine() != g.extents())
-      why = "tensorlev::dist::dist_tensor: distribution <" + std::string(D::text) + "> is for a machine of " +
-            std::to_string(map_.machine().size()) + " dimensions, not this " + g.shape_string() + " grid";
-    else {
+    std::string why = detail::check_map<I>(g, map_, "dist_tensor");
+    if (why.empty()) {
       box_ = map_.box_of(g.coord_vector());
       for (std::size_t d = 0; d < order && why.empty(); ++d) {
         const long long want = box_ ? box_->extent(d) : 0;
@@ -88,6 +135,7 @@ class dist_tensor {
       }
     }
     agree(g, why.empty(), why);
+    detail::agree_on_map(g, map_, "dist_tensor");
   }
 
   [[nodiscard]] const machine_grid& grid() const noexcept { return *grid_; }
@@ -150,20 +198,22 @@ tensor<V, F, I> exchange_and_pack(const machine_grid& g, const distribution_map<
   const auto box = m.box_of(g.coord_vector());
   std::vector<I> dims(F::order, I(0));
   if (box)
-    for (std::size_t d = 0; d < F::order; ++d) dims[d] = static_cast<I>(box->extent(d));
-  coordinate_list<V, I> list(std::move(dims), std::move(coords), std::move(values));
-  return pack<F>(list, duplicates::sum);
+    for (std::size_t d = 0; d < F::order; ++d) dims[d] = static_cast<I>(box->extent(d));  // checked by check_map
+  // Whether a piece fits the format depends on this rank's data: agree on
+  // the outcome so that a failure here is thrown on every rank.
+  std::optional<tensor<V, F, I>> piece;
+  std::string why;
+  try {
+    coordinate_list<V, I> list(std::move(dims), std::move(coords), std::move(values));
+    piece.emplace(pack<F>(list, duplicates::sum));
+  } catch (const std::exception& e) {
+    why = "rank " + std::to_string(g.rank()) + "'s piece: " + e.what();
+  }
+  if (auto msg = first_failure(g, why.empty(), why)) throw shape_error("tensorlev::dist: packing a piece failed: " + *msg);
+  return std::move(*piece);
 }
 
-template <class D>
-std::string check_map(const machine_grid& g, const distribution_map<D>& m, const char* fn) {
-  if (m.machine() != g.extents())
-    return std::string("tensorlev::dist::") + fn + ": distribution <" + std::string(D::text) +
-           "> is for another machine shape than the " + g.shape_string() + " grid";
-  for (long long n : m.dims())
-    if (n > static_cast<long long>(INT64_MAX / 2)) return std::string("tensorlev::dist::") + fn + ": extent too large";
-  return {};
-}
+
 }  // namespace detail
 
 /// Distributes `global` (read on `root` only; pass nullptr elsewhere) by
@@ -172,7 +222,7 @@ template <format_type F, class D, class V, class G, index_type I>
 [[nodiscard]] dist_tensor<V, F, D, I> distribute(const machine_grid& g, distribution_map<D> map,
                                                  const tensor<V, G, I>* global, int root = 0) {
   static_assert(G::order == F::order, "tensorlev::dist::distribute: the global tensor's order differs from F's");
-  std::string why = detail::check_map(g, map, "distribute");
+  std::string why = detail::check_map<I>(g, map, "distribute");
   if (why.empty() && (root < 0 || root >= g.size()))
     why = "tensorlev::dist::distribute: root " + std::to_string(root) + " is not a rank of the grid";
   if (why.empty() && g.rank() == root) {
@@ -184,8 +234,6 @@ template <format_type F, class D, class V, class G, index_type I>
                 std::to_string(global->dimension(d)) + ", the distribution's " + std::to_string(map.dims()[d]);
   }
   agree(g, why.empty(), why);
-  // Each rank's box must fit the index type.
-  for (long long n : map.dims()) (void)checked_index<I>(n, "tensorlev::dist::distribute: extent");
   detail::routed<V, I> out(g.size());
   if (g.rank() == root) {
     const auto boxes = detail::boxes_by_rank(g, map);
@@ -205,7 +253,7 @@ template <format_type F, class D, class V, class G, index_type I>
 template <format_type F, class D, class V, index_type I>
 [[nodiscard]] dist_tensor<V, F, D, I> distribute_entries(const machine_grid& g, distribution_map<D> map,
                                                          const coordinate_list<V, I>& mine) {
-  std::string why = detail::check_map(g, map, "distribute_entries");
+  std::string why = detail::check_map<I>(g, map, "distribute_entries");
   if (why.empty() && mine.order() != F::order)
     why = "tensorlev::dist::distribute_entries: entries of order " + std::to_string(mine.order()) + " for order " +
           std::to_string(F::order);
@@ -234,7 +282,7 @@ template <format_type F2, class D2, class V, class F, class D, index_type I>
 [[nodiscard]] dist_tensor<V, F2, D2, I> redistribute(const dist_tensor<V, F, D, I>& t, distribution_map<D2> map) {
   static_assert(F2::order == F::order, "tensorlev::dist::redistribute: the target format's order differs");
   const machine_grid& g = t.grid();
-  std::string why = detail::check_map(g, map, "redistribute");
+  std::string why = detail::check_map<I>(g, map, "redistribute");
   if (why.empty() && map.dims() != t.dims())
     why = "tensorlev::dist::redistribute: the target distribution is for a tensor of other dimensions";
   agree(g, why.empty(), why);
