@@ -463,8 +463,9 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   detail::fetcher<V> fb(B);
   const bool a_once = s.fetch_once('A');
   const bool b_once = s.fetch_once('B');
-  std::vector<V> a_panel;
-  std::vector<V> b_panel;
+  // The fetchers' panels (valid until their next fetch; no copies).
+  const std::vector<V>* a_panel = nullptr;
+  const std::vector<V>* b_panel = nullptr;
   for (std::size_t t = 0; t < nsteps; ++t) {
     // Every rank's needed panels at this step.
     std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
@@ -480,8 +481,8 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       need_a[static_cast<std::size_t>(r)] = {ri[0], ri[1], a_once ? kr[0] : kb[0], a_once ? kr[1] : kb[1]};
       need_b[static_cast<std::size_t>(r)] = {b_once ? kr[0] : kb[0], b_once ? kr[1] : kb[1], rj[0], rj[1]};
     }
-    if (!a_once || t == 0) a_panel = fa.fetch(need_a);
-    if (!b_once || t == 0) b_panel = fb.fetch(need_b);
+    if (!a_once || t == 0) a_panel = &fa.fetch(need_a);
+    if (!b_once || t == 0) b_panel = &fb.fetch(need_b);
     const auto& st = steps_of(me);
     if (t >= st.size()) continue;
     const auto kb = block_at(me, t);
@@ -490,16 +491,16 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     const auto kr = range('k', me);
     // This step's columns of A and rows of B (sliced when fetched once).
     std::vector<V> a_step;
-    std::span<const V> a_use = a_panel;
+    std::span<const V> a_use = *a_panel;
     if (a_once) {
       a_step.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(w));
-      detail::copy_box(a_panel.data(), {ir[0], ir[1], kr[0], kr[1]}, a_step.data(), {ir[0], ir[1], kb[0], kb[1]},
+      detail::copy_box(a_panel->data(), {ir[0], ir[1], kr[0], kr[1]}, a_step.data(), {ir[0], ir[1], kb[0], kb[1]},
                        {ir[0], ir[1], kb[0], kb[1]});
       a_use = a_step;
     }
-    std::span<const V> b_use = b_panel;
+    std::span<const V> b_use = *b_panel;
     if (b_once)
-      b_use = std::span<const V>(b_panel).subspan(static_cast<std::size_t>((kb[0] - kr[0]) * cols),
+      b_use = std::span<const V>(*b_panel).subspan(static_cast<std::size_t>((kb[0] - kr[0]) * cols),
                                                   static_cast<std::size_t>(w) * static_cast<std::size_t>(cols));
     detail::gemm_add<V, I>(rows, w, cols, a_use, b_use, std::span<V>(partial), ex);
   }
