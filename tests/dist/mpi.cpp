@@ -705,6 +705,44 @@ TEST(DistSchedules, MatmulFamily) {
     }
     (void)run(dC, dA, dB, matmul_schedule().distribute("ij").split(2).communicate('A', 'i'), "split, A once");
     (void)run(dC, dA, dB, matmul_schedule().distribute("ji").divide(3).rotate("j"), "distribute ji");
+    // reorder: the local loop order changes messages and the leaf's loop
+    // order, never the result.
+    {
+      const auto sum_over_ranks = [](long long v) {
+        MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+        return v;
+      };
+      for (const char* leaf : {"ii ji ki", "ii ki ji", "ji ii ki", "ji ki ii", "ki ii ji", "ki ji ii"}) {
+        const std::string l(leaf);
+        const auto sch = matmul_schedule::summa().reorder({"ko", l.substr(0, 2), l.substr(3, 2), l.substr(6, 2)});
+        (void)run(dC, dA, dB, matmul_schedule(sch).blas(false), "generated leaf " + l);
+        (void)run(dC, dA, dB, sch, "leaf " + l);
+      }
+      // B fetched once: rows before ko move the same bytes in more messages.
+      const auto b_once = matmul_schedule().distribute("ij").divide(2).communicate('B', 'j');
+      const auto st_block = run(dC, dA, dB, b_once, "B once");
+      const auto st_rows =
+          run(dC, dA, dB, matmul_schedule(b_once).reorder({"ii", "ko", "ji", "ki"}), "B once, rows outside ko");
+      EXPECT_EQ(st_rows.total().bytes_received, st_block.total().bytes_received) << what;
+      EXPECT_GE(st_rows.total().messages_received, st_block.total().messages_received) << what;
+      // B fetched per step: every row fetches its own B panels.
+      const auto per_step = matmul_schedule().distribute("ij").divide(2);
+      const auto st_step = run(dC, dA, dB, per_step, "per step");
+      const auto st_step_rows =
+          run(dC, dA, dB, matmul_schedule(per_step).reorder({"ii", "ko", "ji", "ki"}), "rows outside ko");
+      EXPECT_GE(st_step_rows.total().bytes_received, st_step.total().bytes_received) << what;
+      if (gx > 1 && m > gx && kd >= 2 * gx) {
+        EXPECT_GT(sum_over_ranks(st_step_rows.total().bytes_received), sum_over_ranks(st_step.total().bytes_received))
+            << "B panels fetched once per row " << what;
+      }
+      (void)run(dC, dA, dB, matmul_schedule(per_step).reorder({"ji", "ko", "ii", "ki"}), "columns outside ko");
+      (void)run(dC, dA, dB, matmul_schedule(per_step).reorder({"ji", "ii", "ko", "ki"}), "components outside ko");
+      (void)run(dC, dA, dB, matmul_schedule::cannon(std::max(gx, gy)).reorder({"ii", "ko", "ki", "ji"}).blas(false),
+                "Cannon, rows outside ko");
+      (void)run(dC, dA, dB,
+                matmul_schedule().distribute("ij").split(2).communicate('A', 'i').reorder({"ji", "ko", "ii", "ki"}),
+                "A once, columns outside ko");
+    }
     // Inputs in other distributions (rows replicated along the grid's
     // second dimension, columns along its first) and C split unevenly.
     const auto rA = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->x*">>({m, kd}, plane.extents()),
@@ -755,8 +793,42 @@ TEST(DistSchedules, MatmulFamily) {
                                         plane.rank() == 0 ? &A : nullptr);
   EXPECT_THROW(matmul(dC, dA, dA, matmul_schedule::johnson()), shape_error);
   EXPECT_THROW(matmul(dC, dA, dA, matmul_schedule().distribute("ij").rotate("i")), shape_error);
+  // Shapes that do not compose: every product names the extents that differ.
+  const auto A45 = random_matrix<dense_row_major>(4, 5, 1.0, 6);
+  const auto dA45 = distribute<dense_row_major>(plane, distribution_map<tiles>({4, 5}, plane.extents()),
+                                                plane.rank() == 0 ? &A45 : nullptr);
+  const auto expect_message = [](auto&& f, const std::string& part) {
+    try {
+      f();
+      ADD_FAILURE() << "no error for " << part;
+    } catch (const shape_error& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  const std::string k_mismatch = "A's column count is 5 but B's row count is 4 (C(i,j) = A(i,k) B(k,j) with A 4x5";
+  expect_message([&] { matmul(dC, dA45, dA, matmul_schedule::summa()); }, "matmul: " + k_mismatch);
+  expect_message([&] { summa(dC, dA45, dA); }, "summa: " + k_mismatch);
+  if (plane.dims()[0] == plane.dims()[1]) expect_message([&] { cannon(dC, dA45, dA); }, "cannon: " + k_mismatch);
+  expect_message([&] { matmul(dC, dA, dA45, matmul_schedule::summa()); },
+                 "B's column count is 5 but C's column count is 4");
   EXPECT_THROW((void)matmul_schedule().distribute("ix"), shape_error);
   EXPECT_THROW((void)matmul_schedule().distribute("ii"), shape_error);
+  EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji"}), shape_error);
+  EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji", "ii"}), shape_error);
+  EXPECT_THROW((void)matmul_schedule().reorder({"ki", "ko", "ii", "ji"}), shape_error);
+  EXPECT_THROW((void)matmul_schedule().reorder({"io", "ko", "ii", "ji"}), shape_error);
+  try {
+    (void)matmul_schedule().reorder({"ii", "ki", "ko", "ji"});
+    ADD_FAILURE() << "ki before ko accepted";
+  } catch (const shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"ki\" must come after \"ko\""), std::string::npos) << e.what();
+  }
+  try {
+    (void)matmul_schedule().reorder({"jo", "ko", "ii", "ji"});
+    ADD_FAILURE() << "a distributed loop accepted";
+  } catch (const shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("distributed loops always stay outermost"), std::string::npos) << e.what();
+  }
 }
 
 // On ranks other than 0: print failures only, prefixed with the rank.

@@ -48,17 +48,6 @@ inline constexpr bool replicated_v = [] {
   return D::levels == 1;
 }();
 
-inline std::string same_dims(const char* fn, const char* a, long long na, const char* b, long long nb) {
-  if (na == nb) return {};
-  return std::string("tensorlev::dist::") + fn + ": " + a + " is " + std::to_string(na) + " but " + b + " is " +
-         std::to_string(nb);
-}
-
-template <class... T>
-std::string same_grid(const char* fn, const machine_grid& g, const T&... t) {
-  if (((&t.grid() == &g) && ...)) return {};
-  return std::string("tensorlev::dist::") + fn + ": the tensors are on different grids";
-}
 }  // namespace detail
 
 /// a(i) = d(i) + B(i,j) c(j), B in column blocks.

@@ -28,6 +28,7 @@
 #include <span>
 #include <type_traits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../codegen.hpp"
@@ -80,6 +81,27 @@ inline std::string same_splits(const char* fn, const char* a, const std::vector<
   return std::string("tensorlev::dist::") + fn + ": " + a + " is split at " + splits_string(sa) + " but " + b +
          " at " + splits_string(sb) + " (mismatched distributions)";
 }
+inline std::string same_dims(const char* fn, const char* a, long long na, const char* b, long long nb) {
+  if (na == nb) return {};
+  return std::string("tensorlev::dist::") + fn + ": " + a + " is " + std::to_string(na) + " but " + b + " is " +
+         std::to_string(nb);
+}
+
+template <class... T>
+std::string same_grid(const char* fn, const machine_grid& g, const T&... t) {
+  if (((&t.grid() == &g) && ...)) return {};
+  return std::string("tensorlev::dist::") + fn + ": the tensors are on different grids";
+}
+// "" when C(i,j) = A(i,k) B(k,j) composes, else which extents differ.
+template <class C, class A, class B>
+std::string product_shapes(const char* fn, const C& c, const A& a, const B& b) {
+  const auto shape = [](const auto& t) { return std::to_string(t.dims()[0]) + "x" + std::to_string(t.dims()[1]); };
+  std::string why = same_dims(fn, "A's column count", a.dims()[1], "B's row count", b.dims()[0]);
+  if (why.empty()) why = same_dims(fn, "A's row count", a.dims()[0], "C's row count", c.dims()[0]);
+  if (why.empty()) why = same_dims(fn, "B's column count", b.dims()[1], "C's column count", c.dims()[1]);
+  if (!why.empty()) why += " (C(i,j) = A(i,k) B(k,j) with A " + shape(a) + ", B " + shape(b) + ", C " + shape(c) + ")";
+  return why;
+}
 template <class V, index_type I>
 tensor_view<const V, dense_row_major, I> matrix_view(I rows, I cols, std::span<const V> data) {
   using L = typename tensor_view<const V, dense_row_major, I>::level_tuple;
@@ -87,16 +109,18 @@ tensor_view<const V, dense_row_major, I> matrix_view(I rows, I cols, std::span<c
 }
 /// C (rows x cols) += A (rows x w) B (w x cols), all dense row-major: the
 /// local leaf product of the dense algorithms. With TENSORLEV_DIST_BLAS
-/// (set by the tensorlev::dist CMake target when a BLAS is found) float
-/// and double go to the BLAS's gemm; otherwise, and for other value
-/// types, to the generated kernel on `ex`.
+/// (set by the tensorlev::dist CMake target when a BLAS is found) and
+/// `use_blas`, float and double go to the BLAS's gemm; otherwise, and for
+/// other value types, to the generated kernel on `ex`, in loop order
+/// `order` (a permutation of "ijk"; empty: the planner's order).
 template <class V, index_type I>
-void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, std::span<V> c, const executor& ex) {
+void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, std::span<V> c, const executor& ex,
+              std::string_view order = {}, bool use_blas = true) {
   if (rows <= 0 || w <= 0 || cols <= 0) return;
 #if defined(TENSORLEV_DIST_BLAS)
   constexpr long long int_max = 2147483647;
   if constexpr (std::is_same_v<V, double> || std::is_same_v<V, float>) {
-    if (rows <= int_max && w <= int_max && cols <= int_max) {
+    if (use_blas && rows <= int_max && w <= int_max && cols <= int_max) {
       // Row-major C = A B is column-major C^T = B^T A^T.
       const int m = static_cast<int>(cols);
       const int n = static_cast<int>(rows);
@@ -109,11 +133,23 @@ void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, s
       return;
     }
   }
+#else
+  (void)use_blas;
 #endif
   using L = typename tensor_view<V, dense_row_major, I>::level_tuple;
   tensor_view<V, dense_row_major, I> Cv({rows, cols}, L(dense_level<I>(rows), dense_level<I>(cols)), c);
+  const auto Av = matrix_view<V, I>(rows, w, a);
+  const auto Bv = matrix_view<V, I>(w, cols, b);
   using namespace tensorlev::indices;
-  compute_add(ex, Cv(i, j), matrix_view<V, I>(rows, w, a)(i, k) * matrix_view<V, I>(w, cols, b)(k, j));
+  const auto run = [&](auto lo) { compute_add(ex, Cv(i, j), Av(i, k) * Bv(k, j), lo); };
+  if (order.empty()) compute_add(ex, Cv(i, j), Av(i, k) * Bv(k, j));
+  else if (order == "ijk") run(loop_order<'i', 'j', 'k'>{});
+  else if (order == "ikj") run(loop_order<'i', 'k', 'j'>{});
+  else if (order == "jik") run(loop_order<'j', 'i', 'k'>{});
+  else if (order == "jki") run(loop_order<'j', 'k', 'i'>{});
+  else if (order == "kij") run(loop_order<'k', 'i', 'j'>{});
+  else if (order == "kji") run(loop_order<'k', 'j', 'i'>{});
+  else throw shape_error("tensorlev::dist: leaf loop order \"" + std::string(order) + "\" is not a permutation of ijk");
 }
 }  // namespace detail
 
@@ -126,12 +162,10 @@ void spmv_rows(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, FA, 
   static_assert(vector_blocks_v<Dx> && vector_blocks_v<Dy>,
                 "tensorlev::dist::spmv_rows: x and y must be distributed in blocks (\"x->x\")");
   const machine_grid& g = A.grid();
-  std::string why;
-  if (&x.grid() != &g || &y.grid() != &g) why = "tensorlev::dist::spmv_rows: A, x and y are on different grids";
-  else if (A.dims()[0] != y.dims()[0] || A.dims()[1] != x.dims()[0])
-    why = "tensorlev::dist::spmv_rows: A is " + std::to_string(A.dims()[0]) + "x" + std::to_string(A.dims()[1]) +
-          ", x has " + std::to_string(x.dims()[0]) + " and y " + std::to_string(y.dims()[0]) + " components";
-  else
+  std::string why = detail::same_grid("spmv_rows", g, x, y);
+  if (why.empty()) why = detail::same_dims("spmv_rows", "A's row count", A.dims()[0], "y's length", y.dims()[0]);
+  if (why.empty()) why = detail::same_dims("spmv_rows", "A's column count", A.dims()[1], "x's length", x.dims()[0]);
+  if (why.empty())
     why = detail::same_splits("spmv_rows", "A's rows", A.map().splits(0), "y", y.map().splits(0));
   agree(g, why.empty(), why);
   // Replicate x: block k of x lands at its offset.
@@ -257,14 +291,12 @@ void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense
   static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
                 "tensorlev::dist::summa: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
   const machine_grid& g = C.grid();
-  std::string why;
-  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::summa: A, B and C are on different grids";
-  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
-    why = "tensorlev::dist::summa: shapes do not compose";
-  else if (static_cast<const void*>(&C) == static_cast<const void*>(&A) ||
-           static_cast<const void*>(&C) == static_cast<const void*>(&B))
+  std::string why = detail::same_grid("summa", g, A, B);
+  if (why.empty()) why = detail::product_shapes("summa", C, A, B);
+  if (why.empty() && (static_cast<const void*>(&C) == static_cast<const void*>(&A) ||
+                      static_cast<const void*>(&C) == static_cast<const void*>(&B)))
     why = "tensorlev::dist::summa: C must not be A or B (later steps read tiles that C overwrites)";
-  else {
+  if (why.empty()) {
     why = detail::same_splits("summa", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
     if (why.empty())
       why = detail::same_splits("summa", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
@@ -324,13 +356,11 @@ void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
                 "tensorlev::dist::cannon: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
   const machine_grid& g = C.grid();
-  std::string why;
-  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::cannon: A, B and C are on different grids";
-  else if (g.dims()[0] != g.dims()[1])
+  std::string why = detail::same_grid("cannon", g, A, B);
+  if (why.empty() && g.dims()[0] != g.dims()[1])
     why = "tensorlev::dist::cannon: needs a square grid, not " + g.shape_string();
-  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
-    why = "tensorlev::dist::cannon: shapes do not compose";
-  else {
+  if (why.empty()) why = detail::product_shapes("cannon", C, A, B);
+  if (why.empty()) {
     why = detail::same_splits("cannon", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
     if (why.empty())
       why = detail::same_splits("cannon", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));

@@ -25,6 +25,13 @@
 /// - `communicate('A', 'k')`: fetch A's panel at each step (the default);
 ///   `communicate('A', 'i')` (any distributed variable): fetch all of the
 ///   rank's A once, before the steps.
+/// - `reorder({"ko", "ii", "ji", "ki"})`: the order of the rank's local
+///   loops (DISTAL's names; this is the default). Rows or columns placed
+///   before "ko" run the steps one row / column at a time, with their own
+///   (smaller, more) messages; the order of ii, ji, ki is the generated
+///   leaf product's loop order.
+/// - `blas(false)`: leaf products by the generated kernel even when a
+///   BLAS is linked.
 ///
 /// How data moves follows from the schedule: at each fetch every rank
 /// computes, for every rank, the box it needs and the nearest rank that
@@ -39,6 +46,8 @@
 /// and by messages otherwise.
 
 #include <algorithm>
+#include <array>
+#include <initializer_list>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
@@ -99,6 +108,56 @@ class matmul_schedule {
     return *this;
   }
 
+  /// The order of the rank's local loops, in DISTAL's names: "ko" (the k
+  /// steps), "ii" and "ji" (the rank's rows and columns of C) and "ki"
+  /// (the k indices of one step); the default is {"ko", "ii", "ji", "ki"}
+  /// (DISTAL Fig. 12). The distributed loops always stay outermost.
+  /// - Loops placed before "ko" tile the rank's C block: with "ii" first,
+  ///   each row of the block runs all the steps and fetches its own
+  ///   panels (more, smaller messages; B's panels are fetched once per
+  ///   row); with "ii" and "ji" first, each component does.
+  /// - The order of "ii", "ji" and "ki" is the loop order of the leaf
+  ///   product when it is generated (no BLAS, or `blas(false)`).
+  /// "ki" must come after "ko" (it iterates inside one step).
+  matmul_schedule& reorder(std::initializer_list<std::string_view> loops) {
+    static constexpr std::string_view names[4] = {"ko", "ii", "ji", "ki"};
+    static constexpr char codes[4] = {'o', 'i', 'j', 'k'};
+    const std::string fn = "tensorlev::dist::matmul_schedule::reorder: ";
+    if (loops.size() != 4)
+      throw shape_error(fn + "name the four local loops \"ko\", \"ii\", \"ji\", \"ki\" once each (" +
+                        std::to_string(loops.size()) + " given)");
+    std::array<char, 4> order{};
+    std::size_t n = 0;
+    for (std::string_view l : loops) {
+      std::size_t v = 0;
+      while (v < 4 && names[v] != l) ++v;
+      if (v == 4) {
+        const bool distributed = l == "io" || l == "jo";
+        throw shape_error(fn + "\"" + std::string(l) + "\" is not a local loop" +
+                          (distributed ? " (distributed loops always stay outermost)"
+                                       : " (the loops are \"ko\", \"ii\", \"ji\", \"ki\")"));
+      }
+      if (std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), codes[v]) !=
+          order.begin() + static_cast<std::ptrdiff_t>(n))
+        throw shape_error(fn + "\"" + std::string(l) + "\" is named twice");
+      order[n++] = codes[v];
+    }
+    if (std::find(order.begin(), order.end(), 'k') < std::find(order.begin(), order.end(), 'o'))
+      throw shape_error(fn + "\"ki\" must come after \"ko\" (it iterates inside one k step)");
+    order_ = order;
+    leaf_.clear();
+    for (char c : order)
+      if (c != 'o') leaf_ += c;
+    return *this;
+  }
+  /// Leaf products of float and double go to the BLAS when one is linked
+  /// (TENSORLEV_DIST_BLAS; the default), or to the generated kernel in the
+  /// reorder's loop order (`blas(false)`).
+  matmul_schedule& blas(bool use) {
+    blas_ = use;
+    return *this;
+  }
+
   // DISTAL Fig. 12 as schedules (q: grid side; the grid is the tensors').
   /// SUMMA on a 2D grid: k steps at the owners' block boundaries.
   static matmul_schedule summa() { return matmul_schedule().distribute("ij"); }
@@ -122,6 +181,11 @@ class matmul_schedule {
   [[nodiscard]] long long parts() const noexcept { return parts_; }
   [[nodiscard]] long long chunk() const noexcept { return chunk_; }
   [[nodiscard]] bool fetch_once(char tensor) const noexcept { return once_[tensor == 'B' ? 1 : 0]; }
+  /// The local loops, outermost first: 'o' (ko), 'i' (ii), 'j' (ji), 'k' (ki).
+  [[nodiscard]] const std::array<char, 4>& local_order() const noexcept { return order_; }
+  /// The generated leaf's loop order ("" until reorder is called: the planner's).
+  [[nodiscard]] std::string_view leaf_order() const noexcept { return leaf_; }
+  [[nodiscard]] bool uses_blas() const noexcept { return blas_; }
   /// The machine dimension that divides v, or -1.
   [[nodiscard]] int machine_dim_of(char v) const noexcept {
     for (std::size_t m = 0; m < dist_.size(); ++m)
@@ -135,6 +199,9 @@ class matmul_schedule {
   long long chunk_ = 0;
   std::vector<char> rot_;
   bool once_[2] = {false, false};
+  std::array<char, 4> order_{'o', 'i', 'j', 'k'};
+  std::string leaf_;
+  bool blas_ = true;
 };
 
 namespace detail {
@@ -380,16 +447,14 @@ template <class V, class DC, class DA, class DB, index_type I>
 void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
             const dist_tensor<V, dense_row_major, DB, I>& B, const matmul_schedule& s, const executor& ex = serial) {
   const machine_grid& g = C.grid();
-  std::string why;
-  if (&A.grid() != &g || &B.grid() != &g) why = "tensorlev::dist::matmul: A, B and C are on different grids";
-  else if (A.dims()[0] != C.dims()[0] || B.dims()[1] != C.dims()[1] || A.dims()[1] != B.dims()[0])
-    why = "tensorlev::dist::matmul: shapes do not compose";
-  else if (s.distributed().size() != g.order())
+  std::string why = detail::same_grid("matmul", g, A, B);
+  if (why.empty()) why = detail::product_shapes("matmul", C, A, B);
+  if (why.empty() && s.distributed().size() != g.order())
     why = "tensorlev::dist::matmul: the schedule distributes " + std::to_string(s.distributed().size()) +
           " variables over a grid of " + std::to_string(g.order()) + " dimensions";
-  else
-    for (char v : s.rotated_by())
-      if (s.machine_dim_of(v) < 0) why = std::string("tensorlev::dist::matmul: rotate by '") + v + "', not distributed";
+  for (char v : s.rotated_by())
+    if (why.empty() && s.machine_dim_of(v) < 0)
+      why = std::string("tensorlev::dist::matmul: rotate by '") + v + "', not distributed";
   if (why.empty() && !s.rotated_by().empty() && s.parts() == 0 && s.chunk() == 0)
     why = "tensorlev::dist::matmul: rotate needs divide or split";
   agree(g, why.empty(), why);
@@ -453,6 +518,42 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   for (int r = 0; r < p; ++r) coords[static_cast<std::size_t>(r)] = g.coords_of(r);
   std::size_t nsteps = 0;
   for (const auto& c : coords) nsteps = std::max(nsteps, steps_of(c).size());
+  // The C tiles the steps run over (reorder): the rank's whole block, or
+  // its rows / columns / components one at a time when "ii" / "ji" come
+  // before "ko", in the order the loops are given.
+  const auto& order = s.local_order();
+  const auto pos = [&](char v) { return std::find(order.begin(), order.end(), v) - order.begin(); };
+  const bool i_out = pos('i') < pos('o');
+  const bool j_out = pos('j') < pos('o');
+  const bool i_first = pos('i') < pos('j');
+  const auto tile_count = [&](const std::vector<long long>& c) -> long long {
+    const auto ri = range('i', c);
+    const auto rj = range('j', c);
+    if (ri[1] <= ri[0] || rj[1] <= rj[0]) return 0;  // no C block here: nothing to fetch
+    return (i_out ? ri[1] - ri[0] : 1) * (j_out ? rj[1] - rj[0] : 1);
+  };
+  const auto tile_at = [&](const std::vector<long long>& c, long long u) -> detail::box2 {
+    const auto ri = range('i', c);
+    const auto rj = range('j', c);
+    const long long ni = i_out ? ri[1] - ri[0] : 1;
+    const long long nj = j_out ? rj[1] - rj[0] : 1;
+    detail::box2 b{ri[0], ri[1], rj[0], rj[1]};
+    if (i_out) {
+      b.r0 = ri[0] + (i_first ? u / nj : u % ni);
+      b.r1 = b.r0 + 1;
+    }
+    if (j_out) {
+      b.c0 = rj[0] + (i_first ? u % nj : u / ni);
+      b.c1 = b.c0 + 1;
+    }
+    return b;
+  };
+  long long ntiles = 0;
+  std::vector<long long> tiles_by_rank(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) {
+    tiles_by_rank[static_cast<std::size_t>(r)] = tile_count(coords[static_cast<std::size_t>(r)]);
+    ntiles = std::max(ntiles, tiles_by_rank[static_cast<std::size_t>(r)]);
+  }
   const auto me = g.coord_vector();
   const auto ir = range('i', me);
   const auto jr = range('j', me);
@@ -463,46 +564,81 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   detail::fetcher<V> fb(B);
   const bool a_once = s.fetch_once('A');
   const bool b_once = s.fetch_once('B');
-  // The fetchers' panels (valid until their next fetch; no copies).
+  // The fetchers' panels (valid until their next fetch; no copies) and
+  // their boxes on this rank.
   const std::vector<V>* a_panel = nullptr;
   const std::vector<V>* b_panel = nullptr;
-  for (std::size_t t = 0; t < nsteps; ++t) {
-    // Every rank's needed panels at this step.
-    std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
-    for (int r = 0; r < p; ++r) {
-      const auto& c = coords[static_cast<std::size_t>(r)];
-      const auto& st = steps_of(c);
-      if (t >= st.size()) continue;
-      const auto kb = block_at(c, t);
-      const auto kr = range('k', c);
-      const auto ri = range('i', c);
-      const auto rj = range('j', c);
-      if (ri[1] <= ri[0] || rj[1] <= rj[0]) continue;  // no C block here: nothing to fetch
-      need_a[static_cast<std::size_t>(r)] = {ri[0], ri[1], a_once ? kr[0] : kb[0], a_once ? kr[1] : kb[1]};
-      need_b[static_cast<std::size_t>(r)] = {b_once ? kr[0] : kb[0], b_once ? kr[1] : kb[1], rj[0], rj[1]};
+  detail::box2 a_box, b_box;
+  // The part `want` of a panel over `box`: in place when it is whole rows.
+  std::vector<V> a_scratch, b_scratch, c_scratch;
+  const auto slice = [](const std::vector<V>& panel, const detail::box2& box, const detail::box2& want,
+                        std::vector<V>& scratch) -> std::span<const V> {
+    if (want.c0 == box.c0 && want.c1 == box.c1)
+      return std::span<const V>(panel).subspan(static_cast<std::size_t>((want.r0 - box.r0) * (box.c1 - box.c0)),
+                                               static_cast<std::size_t>(want.size()));
+    scratch.resize(static_cast<std::size_t>(want.size()));
+    detail::copy_box(panel.data(), box, scratch.data(), want, want);
+    return scratch;
+  };
+  const int me_rank = g.rank();
+  for (long long u = 0; u < ntiles; ++u) {
+    for (std::size_t t = 0; t < nsteps; ++t) {
+      const bool first = u == 0 && t == 0;
+      // Every rank's needed panels at this step of this tile.
+      std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
+      for (int r = 0; r < p; ++r) {
+        const auto ur = static_cast<std::size_t>(r);
+        const auto& c = coords[ur];
+        if (t >= steps_of(c).size() || u >= tiles_by_rank[ur]) continue;
+        const auto kb = block_at(c, t);
+        const auto kr = range('k', c);
+        const auto tb = tile_at(c, u);
+        if (a_once) {
+          const auto ri = range('i', c);
+          need_a[ur] = {ri[0], ri[1], kr[0], kr[1]};
+        } else {
+          need_a[ur] = {tb.r0, tb.r1, kb[0], kb[1]};
+        }
+        if (b_once) {
+          const auto rj = range('j', c);
+          need_b[ur] = {kr[0], kr[1], rj[0], rj[1]};
+        } else {
+          need_b[ur] = {kb[0], kb[1], tb.c0, tb.c1};
+        }
+      }
+      const auto ume = static_cast<std::size_t>(me_rank);
+      if (!a_once || first) {
+        a_panel = &fa.fetch(need_a);
+        a_box = need_a[ume];
+      }
+      if (!b_once || first) {
+        b_panel = &fb.fetch(need_b);
+        b_box = need_b[ume];
+      }
+      if (t >= steps_of(me).size() || u >= tiles_by_rank[ume]) continue;
+      const auto kb = block_at(me, t);
+      const I w = static_cast<I>(kb[1] - kb[0]);
+      if (w == 0) continue;
+      const auto tb = tile_at(me, u);
+      const auto a_use = slice(*a_panel, a_box, {tb.r0, tb.r1, kb[0], kb[1]}, a_scratch);
+      const auto b_use = slice(*b_panel, b_box, {kb[0], kb[1], tb.c0, tb.c1}, b_scratch);
+      const I tr = static_cast<I>(tb.r1 - tb.r0);
+      const I tc = static_cast<I>(tb.c1 - tb.c0);
+      if (tc == cols) {  // whole rows of the partial product: in place
+        const auto out = std::span<V>(partial).subspan(static_cast<std::size_t>(tb.r0 - ir[0]) *
+                                                           static_cast<std::size_t>(cols),
+                                                       static_cast<std::size_t>(tr) * static_cast<std::size_t>(cols));
+        detail::gemm_add<V, I>(tr, w, tc, a_use, b_use, out, ex, s.leaf_order(), s.uses_blas());
+      } else {
+        c_scratch.assign(static_cast<std::size_t>(tr) * static_cast<std::size_t>(tc), V{});
+        detail::gemm_add<V, I>(tr, w, tc, a_use, b_use, std::span<V>(c_scratch), ex, s.leaf_order(), s.uses_blas());
+        for (I r = 0; r < tr; ++r)
+          for (I q = 0; q < tc; ++q)
+            partial[static_cast<std::size_t>(tb.r0 - ir[0] + r) * static_cast<std::size_t>(cols) +
+                    static_cast<std::size_t>(tb.c0 - jr[0] + q)] +=
+                c_scratch[static_cast<std::size_t>(r) * static_cast<std::size_t>(tc) + static_cast<std::size_t>(q)];
+      }
     }
-    if (!a_once || t == 0) a_panel = &fa.fetch(need_a);
-    if (!b_once || t == 0) b_panel = &fb.fetch(need_b);
-    const auto& st = steps_of(me);
-    if (t >= st.size()) continue;
-    const auto kb = block_at(me, t);
-    const I w = static_cast<I>(kb[1] - kb[0]);
-    if (w == 0 || rows == 0 || cols == 0) continue;
-    const auto kr = range('k', me);
-    // This step's columns of A and rows of B (sliced when fetched once).
-    std::vector<V> a_step;
-    std::span<const V> a_use = *a_panel;
-    if (a_once) {
-      a_step.resize(static_cast<std::size_t>(rows) * static_cast<std::size_t>(w));
-      detail::copy_box(a_panel->data(), {ir[0], ir[1], kr[0], kr[1]}, a_step.data(), {ir[0], ir[1], kb[0], kb[1]},
-                       {ir[0], ir[1], kb[0], kb[1]});
-      a_use = a_step;
-    }
-    std::span<const V> b_use = *b_panel;
-    if (b_once)
-      b_use = std::span<const V>(*b_panel).subspan(static_cast<std::size_t>((kb[0] - kr[0]) * cols),
-                                                  static_cast<std::size_t>(w) * static_cast<std::size_t>(cols));
-    detail::gemm_add<V, I>(rows, w, cols, a_use, b_use, std::span<V>(partial), ex);
   }
 
   // Partial products to C's holders.
