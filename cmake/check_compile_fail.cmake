@@ -1,5 +1,5 @@
 # Must-not-compile check, run by ctest:
-#   cmake -DCXX=<compiler> -DSRC=<file> -DINCLUDE=<dir> -DOUT=<dir> -P check_compile_fail.cmake
+#   cmake -DCXX=<compiler> -DSRC=<file> -DINCLUDE=<dir> [-DEXTRA_INCLUDES=<dir>|<dir>...] -P check_compile_fail.cmake
 # The source names its expected diagnostic in a first line `// EXPECT: <regex>`.
 # Passes when (1) the file compiles without TL_SHOULD_FAIL (the twin), and
 # (2) with -DTL_SHOULD_FAIL it fails and the compiler output matches the regex.
@@ -9,6 +9,13 @@ if(NOT expect_line)
 endif()
 string(REGEX REPLACE "^// EXPECT: " "" expect "${expect_line}")
 set(flags -std=c++20 -I${INCLUDE} -fsyntax-only)
+# EXTRA_INCLUDES: more include directories, separated by '|' (MPI's).
+if(EXTRA_INCLUDES)
+  string(REPLACE "|" ";" extra_dirs "${EXTRA_INCLUDES}")
+  foreach(dir IN LISTS extra_dirs)
+    list(APPEND flags -I${dir})
+  endforeach()
+endif()
 execute_process(COMMAND ${CXX} ${flags} ${SRC} RESULT_VARIABLE ok_rc OUTPUT_VARIABLE ok_out ERROR_VARIABLE ok_out)
 if(NOT ok_rc EQUAL 0)
   message(FATAL_ERROR "twin of ${SRC} (without TL_SHOULD_FAIL) does not compile:\n${ok_out}")

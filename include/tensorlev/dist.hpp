@@ -4,6 +4,7 @@
 /// counted communication, tensor distribution notation, distributed tensors
 /// and the distributed kernels.
 #include "dist/algorithms.hpp"
+#include "dist/compute.hpp"
 #include "dist/grid.hpp"
 #include "dist/io.hpp"
 #include "dist/kernels.hpp"

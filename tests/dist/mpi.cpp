@@ -424,6 +424,17 @@ TEST(DistKernels, SummaAndCannon) {
   }
 }
 
+// f() throws a shape_error whose message contains part.
+template <class F>
+void expect_message(F&& f, const std::string& part) {
+  try {
+    f();
+    ADD_FAILURE() << "no error for " << part;
+  } catch (const shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
 // Whether only the allowed kinds of communication moved any bytes.
 bool only_kinds(const comm_stats& st, std::initializer_list<comm_kind> allowed) {
   for (std::size_t q = 0; q < comm_kinds; ++q) {
@@ -594,6 +605,157 @@ TEST(DistKernels, HigherOrder) {
     EXPECT_TRUE(only_kinds(cube.stats(), {comm_kind::reduce})) << "MTTKRP reduces only " << what;
     expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP " + what);
   }
+}
+
+// Any dense statement as a schedule (compute / reduce): the DISTAL §7.2
+// schedules move nothing when the data sits where the schedule computes,
+// the same statements in other distributions move what each block reads,
+// and every result equals the single-node one.
+TEST(DistStatements, SchedulesOfAnyDenseStatement) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  const auto moved_anywhere = [](const comm_stats& st) {
+    long long v = st.total().bytes_received;
+    MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return v;
+  };
+  for (std::array<int, 3> d : {std::array<int, 3>{6, 5, 4}, {9, 3, 7}, {2, 2, 2}, {1, 4, 1}}) {
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    const auto B = random_tensor3<dense_tensor<3>>(d, 1.0, static_cast<unsigned>(d[0] * 100 + d[1] * 10 + d[2]));
+    const auto B2 = random_tensor3<dense_tensor<3>>(d, 1.0, 78);
+    const auto C = random_matrix<dense_row_major>(d[2], 3, 1.0, 12);
+    const auto c = random_vector(d[2], 13);
+    const bool l0 = line.rank() == 0;
+    const bool p0 = plane.rank() == 0;
+    const bool c0 = cube.rank() == 0;
+    const std::vector<long long> dims3{d[0], d[1], d[2]};
+
+    // TTV, A(i,j) = B(i,j,k) c(k): (i, j) tiles, c replicated: nothing moves.
+    tensor<double, dense_row_major> ttv_want({d[0], d[1]});
+    ttv_want(i, j) = B(i, j, k) * c(k);
+    const auto tB = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xy">>(dims3, plane.extents()),
+                                                p0 ? &B : nullptr);
+    const auto tc = distribute<dense_vector>(plane, distribution_map<distribution<"x->**">>({d[2]}, plane.extents()),
+                                             p0 ? &c : nullptr);
+    auto tA = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                          p0 ? &ttv_want : nullptr);
+    std::fill(tA.local().values().begin(), tA.local().values().end(), -1.0);  // replaced, not added to
+    plane.stats().reset();
+    compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij"), tB, tc);
+    EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTV schedule moves nothing " << what;
+    expect_gathered<dense_row_major>(tA, ttv_want, "TTV schedule " + what);
+    // The same TTV with (j, k) distributed: B's tiles do not match, k is a
+    // distributed reduction, partial rows are summed at A's holders.
+    plane.stats().reset();
+    compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("jk"), tB, tc);
+    expect_gathered<dense_row_major>(tA, ttv_want, "TTV over (j, k) " + what);
+    if (plane.size() > 1 && d[0] * d[1] * d[2] > 4) {
+      EXPECT_GT(moved_anywhere(plane.stats()), 0) << what;
+    }
+    // TTM, A(i,j,l) = B(i,j,k) C(k,l), split by i, C replicated: nothing moves.
+    tensor<double, dense_tensor<3>> ttm_want({d[0], d[1], 3});
+    ttm_want(i, j, l) = B(i, j, k) * C(k, l);
+    const auto mB = distribute<dense_tensor<3>>(line, distribution_map<distribution<"xyz->x">>(dims3, line.extents()),
+                                                l0 ? &B : nullptr);
+    const auto mC = distribute<dense_row_major>(line, distribution_map<distribution<"xy->*">>({d[2], 3}, line.extents()),
+                                                l0 ? &C : nullptr);
+    auto mA = distribute<dense_tensor<3>>(line, distribution_map<distribution<"xyz->x">>({d[0], d[1], 3}, line.extents()),
+                                          l0 ? &ttm_want : nullptr);
+    line.stats().reset();
+    compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("i"), mB, mC);
+    EXPECT_EQ(line.stats().total().bytes_sent, 0) << "TTM schedule moves nothing " << what;
+    expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM schedule " + what);
+    // TTM distributed by l instead: every rank reads all of B.
+    compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("l"), mB, mC);
+    expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM over l " + what);
+    // Inner product: local sums, then one all-reduce (no other traffic).
+    scalar<double> ip_want;
+    ip_want() = B(i, j, k) * B2(i, j, k);
+    const auto tB2 = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xy">>(dims3, plane.extents()),
+                                                 p0 ? &B2 : nullptr);
+    plane.stats().reset();
+    EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("ij"), tB, tB2)), ip_want.value()) << what;
+    EXPECT_TRUE(only_kinds(plane.stats(), {comm_kind::reduce, comm_kind::broadcast})) << "innerprod: one all-reduce " << what;
+    EXPECT_LE(plane.stats()[comm_kind::reduce].bytes_received, static_cast<long long>(sizeof(double)) * (plane.size() - 1));
+    EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("kj"), tB, tB2)), ip_want.value())
+        << "innerprod over (k, j) " << what;
+    // MTTKRP on the cube (Ballard et al.): inputs where the blocks read
+    // them, so only partial rows move, onto the face "xy->x00".
+    const auto Cj = random_matrix<dense_row_major>(d[1], 3, 1.0, 31);
+    const auto Dk = random_matrix<dense_row_major>(d[2], 3, 1.0, 32);
+    tensor<double, dense_row_major> mt_want({d[0], 3});
+    mt_want(i, l) = B(i, j, k) * Cj(j, l) * Dk(k, l);
+    const auto cB = distribute<dense_tensor<3>>(cube, distribution_map<distribution<"xyz->xyz">>(dims3, cube.extents()),
+                                                c0 ? &B : nullptr);
+    const auto cC = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->*x*">>({d[1], 3}, cube.extents()),
+                                                c0 ? &Cj : nullptr);
+    const auto cD = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->**x">>({d[2], 3}, cube.extents()),
+                                                c0 ? &Dk : nullptr);
+    auto cA = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->x00">>({d[0], 3}, cube.extents()),
+                                          c0 ? &mt_want : nullptr);
+    cube.stats().reset();
+    compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk"), cB, cC, cD);
+    EXPECT_TRUE(only_kinds(cube.stats(), {comm_kind::reduce})) << "MTTKRP schedule moves partial rows only " << what;
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP schedule " + what);
+    // The kernel's own reduction moves the same partial rows' worth at
+    // most once per rank; the schedule sends each one straight to the face.
+    // MTTKRP with A replicated on every rank (every holder gets every sum).
+    auto rA = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->***">>({d[0], 3}, cube.extents()),
+                                          c0 ? &mt_want : nullptr);
+    compute<"il", "ijk", "jl", "kl">(rA, statement_schedule().distribute("kji"), cB, cC, cD);
+    EXPECT_EQ(to_dense(rA.local()), to_dense(mt_want)) << "MTTKRP into a replicated A " << what;
+    // Matrix-vector with the column variable distributed: a distributed
+    // reduction by messages to y's owners.
+    const auto M = random_matrix<dense_row_major>(d[0], d[1], 1.0, 41);
+    const auto x = random_vector(d[1], 42);
+    tensor<double, dense_vector> y_want({d[0]});
+    y_want(i) = M(i, j) * x(j);
+    const auto lM = distribute<dense_row_major>(line, distribution_map<distribution<"xy->y">>({d[0], d[1]}, line.extents()),
+                                                l0 ? &M : nullptr);
+    const auto lx = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({d[1]}, line.extents()),
+                                             l0 ? &x : nullptr);
+    auto ly = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({d[0]}, line.extents()),
+                                       l0 ? &y_want : nullptr);
+    line.stats().reset();
+    compute<"i", "ij", "j">(ly, statement_schedule().distribute("j"), lM, lx);
+    EXPECT_TRUE(only_kinds(line.stats(), {comm_kind::reduce})) << "y = M x with j split " << what;
+    expect_gathered<dense_vector>(ly, y_want, "y = M x with j split " + what);
+    // The matrix product as a plain statement agrees with matmul.
+    const auto P = random_matrix<dense_row_major>(d[0], d[2], 1.0, 51);
+    const auto Q = random_matrix<dense_row_major>(d[2], d[1], 1.0, 52);
+    tensor<double, dense_row_major> pq({d[0], d[1]});
+    pq(i, j) = P(i, k) * Q(k, j);
+    using tiles = distribution<"xy->xy">;
+    const auto dP = distribute<dense_row_major>(plane, distribution_map<tiles>({d[0], d[2]}, plane.extents()),
+                                                p0 ? &P : nullptr);
+    const auto dQ = distribute<dense_row_major>(plane, distribution_map<tiles>({d[2], d[1]}, plane.extents()),
+                                                p0 ? &Q : nullptr);
+    auto dPQ = distribute<dense_row_major>(plane, distribution_map<tiles>({d[0], d[1]}, plane.extents()),
+                                           p0 ? &pq : nullptr);
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij"), dP, dQ);
+    expect_piece(dPQ, pq, "C = A B as a statement " + what);
+  }
+  // Errors name the variable or the schedule, on every rank.
+  const auto B = random_tensor3<dense_tensor<3>>({4, 3, 2}, 1.0, 5);
+  const auto c5 = random_vector(5, 6);
+  const auto tB = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xy">>({4, 3, 2}, plane.extents()),
+                                              plane.rank() == 0 ? &B : nullptr);
+  const auto tc5 = distribute<dense_vector>(plane, distribution_map<distribution<"x->**">>({5}, plane.extents()),
+                                            plane.rank() == 0 ? &c5 : nullptr);
+  const tensor<double, dense_row_major> zero({4, 3});
+  auto tA = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({4, 3}, plane.extents()),
+                                        plane.rank() == 0 ? &zero : nullptr);
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij"), tB, tc5); },
+                 "variable 'k' has extent 2 in one tensor but 5 in tensor 2");
+  const auto c2 = random_vector(2, 7);
+  const auto tc2 = distribute<dense_vector>(plane, distribution_map<distribution<"x->**">>({2}, plane.extents()),
+                                            plane.rank() == 0 ? &c2 : nullptr);
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ix"), tB, tc2); },
+                 "'x', which is not a variable");
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ijk"), tB, tc2); },
+                 "distributes 3 variables (\"ijk\") over a grid of 2 dimensions");
+  EXPECT_THROW((void)statement_schedule().distribute("ii"), shape_error);
 }
 
 // The local leaf product: BLAS (when the build found one) and the
@@ -797,14 +959,6 @@ TEST(DistSchedules, MatmulFamily) {
   const auto A45 = random_matrix<dense_row_major>(4, 5, 1.0, 6);
   const auto dA45 = distribute<dense_row_major>(plane, distribution_map<tiles>({4, 5}, plane.extents()),
                                                 plane.rank() == 0 ? &A45 : nullptr);
-  const auto expect_message = [](auto&& f, const std::string& part) {
-    try {
-      f();
-      ADD_FAILURE() << "no error for " << part;
-    } catch (const shape_error& e) {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
   const std::string k_mismatch = "A's column count is 5 but B's row count is 4 (C(i,j) = A(i,k) B(k,j) with A 4x5";
   expect_message([&] { matmul(dC, dA45, dA, matmul_schedule::summa()); }, "matmul: " + k_mismatch);
   expect_message([&] { summa(dC, dA45, dA); }, "summa: " + k_mismatch);

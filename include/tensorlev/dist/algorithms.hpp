@@ -3,7 +3,9 @@
 /// More distributed kernels, each with its data distribution and schedule
 /// fixed (SuperTaco §4.5 for the sparse ones, DISTAL §7.2 for the
 /// higher-order ones). Each rank runs the generated local kernel, in any
-/// format its pieces have, on any executor.
+/// format its pieces have (CSF included), on any executor. For dense
+/// tensors the same statements run in any distribution under any
+/// distribute schedule through `compute` / `reduce` (compute.hpp).
 ///
 /// - `spmv_cols(a, d, B, c, how)`: a(i) = d(i) + B(i,j) c(j) with j split:
 ///   B in column blocks (`"xy->y"`), c in the matching blocks. Each rank

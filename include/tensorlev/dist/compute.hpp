@@ -1,0 +1,543 @@
+#pragma once
+/// @file dist/compute.hpp
+/// Any dense tensor-algebra statement over a machine grid, as a DISTAL
+/// schedule says (§3.3: distribute; communicate at the distributed loops):
+///
+///     using namespace tensorlev::dist;
+///     // TTV, A(i,j) = B(i,j,k) c(k): (i, j) over a 2D grid (DISTAL §7.2).
+///     compute<"ij", "ijk", "k">(A, statement_schedule().distribute("ij"), B, c);
+///     // MTTKRP on a 3D grid: every (i, j, k) block on one rank.
+///     compute<"il", "ijk", "jl", "kl">(A, statement_schedule().distribute("ijk"), B, C, D);
+///     // Inner product: the sum on every rank.
+///     double s = reduce<"ijk", "ijk">(statement_schedule().distribute("ij"), B, C);
+///
+/// The strings name each tensor's index variables (output first); variables
+/// missing from the output are summed. `distribute(vars)` divides variable
+/// vars[m] into blocks over machine dimension m, so each rank runs one block
+/// of the iteration space: distributed output variables give owner-computes,
+/// a distributed summed variable gives a distributed reduction. Each rank
+/// fetches, for each input, the box its block reads, all at once before
+/// its local loops (DISTAL's communicate at the innermost distributed
+/// loop), from the nearest rank holding it (its own tile first, then a
+/// replicated copy) or in pieces from the owners; runs the generated
+/// kernel on those boxes; and sends its partial output to every rank
+/// holding the output entries it covers, where partials are summed. So the
+/// same statement runs in any distributions of its tensors: when they
+/// match the schedule nothing moves (TTV, TTM and innerprod in §7.2), and
+/// when they do not the schedule moves exactly what each block reads.
+/// Fetches are counted as all-to-all traffic and partial outputs as
+/// reductions (`comm_stats`). Matrix products with sequential steps and
+/// rotation have their own schedule (`matmul`, schedule.hpp).
+///
+/// Every tensor is dense row-major (`dense_vector`, `dense_row_major`,
+/// `dense_tensor<N>`); the sparse distributed kernels are in kernels.hpp
+/// and algorithms.hpp.
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace tensorlev::dist {
+
+/// A schedule for compute and reduce (see the file comment).
+class statement_schedule {
+ public:
+  /// Machine dimension m divides variable vars[m] into blocks.
+  statement_schedule& distribute(std::string_view vars) {
+    for (std::size_t a = 0; a < vars.size(); ++a)
+      for (std::size_t b = 0; b < a; ++b)
+        if (vars[a] == vars[b])
+          throw shape_error(std::string("tensorlev::dist::statement_schedule::distribute: '") + vars[a] +
+                            "' is distributed twice");
+    dist_.assign(vars.begin(), vars.end());
+    return *this;
+  }
+  [[nodiscard]] const std::string& distributed() const noexcept { return dist_; }
+
+ private:
+  std::string dist_;
+};
+
+namespace detail {
+
+template <class F>
+inline constexpr bool row_major_dense_v =
+    std::is_base_of_v<format<typename tensorlev::detail::chain_levels<F::order, dense<>, dense<>, dense<>>::type>, F>;
+
+// A box of up to max_dist_dims dimensions (lo inclusive, hi exclusive).
+struct boxn {
+  std::size_t n = 0;
+  std::array<long long, max_dist_dims> lo{}, hi{};
+  [[nodiscard]] bool empty() const {
+    for (std::size_t d = 0; d < n; ++d)
+      if (hi[d] <= lo[d]) return true;
+    return false;
+  }
+  [[nodiscard]] long long size() const {
+    if (empty()) return 0;
+    long long s = 1;
+    for (std::size_t d = 0; d < n; ++d) s *= hi[d] - lo[d];
+    return s;
+  }
+  [[nodiscard]] bool contains(const boxn& b) const {
+    if (b.empty()) return true;
+    if (empty()) return false;
+    for (std::size_t d = 0; d < n; ++d)
+      if (b.lo[d] < lo[d] || b.hi[d] > hi[d]) return false;
+    return true;
+  }
+  [[nodiscard]] boxn meet(const boxn& b) const {
+    boxn m{n, {}, {}};
+    for (std::size_t d = 0; d < n; ++d) {
+      m.lo[d] = std::max(lo[d], b.lo[d]);
+      m.hi[d] = std::min(hi[d], b.hi[d]);
+    }
+    return m;
+  }
+  friend bool operator==(const boxn& a, const boxn& b) {
+    if (a.n != b.n) return false;
+    for (std::size_t d = 0; d < a.n; ++d)
+      if (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d]) return false;
+    return true;
+  }
+};
+
+inline boxn to_boxn(const std::optional<block_box>& b, std::size_t n) {
+  boxn r{n, {}, {}};
+  if (b)
+    for (std::size_t d = 0; d < n; ++d) {
+      r.lo[d] = b->lo[d];
+      r.hi[d] = b->hi[d];
+    }
+  return r;  // no box: all extents 0, empty
+}
+
+// Visits the row-major offsets of sub-box `part` in arrays over `from` and
+// `to`, one run along the last dimension at a time: f(from_offset,
+// to_offset, run_length).
+template <class F>
+void for_each_run(const boxn& from, const boxn& to, const boxn& part, F&& f) {
+  if (part.empty()) return;
+  const std::size_t n = part.n;
+  if (n == 0) {
+    f(0, 0, 1);
+    return;
+  }
+  std::array<long long, max_dist_dims> x = part.lo;
+  const long long run = part.hi[n - 1] - part.lo[n - 1];
+  for (;;) {
+    long long of = 0, ot = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+      of = of * (from.hi[d] - from.lo[d]) + (x[d] - from.lo[d]);
+      ot = ot * (to.hi[d] - to.lo[d]) + (x[d] - to.lo[d]);
+    }
+    f(of, ot, run);
+    std::size_t d = n - 1;  // odometer over all but the last dimension
+    for (;;) {
+      if (d == 0) return;
+      --d;
+      if (++x[d] < part.hi[d]) break;
+      x[d] = part.lo[d];
+    }
+  }
+}
+
+// Ring distance between two ranks on the torus of the grid.
+inline long long grid_distance(const machine_grid& g, const std::vector<long long>& a,
+                               const std::vector<long long>& b) {
+  long long d = 0;
+  for (std::size_t m = 0; m < a.size(); ++m) {
+    const long long diff = std::llabs(a[m] - b[m]);
+    d += std::min(diff, static_cast<long long>(g.dims()[m]) - diff);
+  }
+  return d;
+}
+
+struct box_message {
+  int src;
+  int dst;
+  boxn box;
+};
+
+// Runs point-to-point messages of boxes: the sender copies `box` out of
+// its array over `src_box`, the receiver calls `take(buffer, box)`.
+// Counted as `kind`.
+template <class V, class Take>
+void exchange_boxes(const machine_grid& g, const std::vector<box_message>& msgs, std::span<const V> src,
+                    const boxn& src_box, comm_kind kind, int tag, Take&& take) {
+  const int me = g.rank();
+  std::vector<std::vector<V>> inbox, outbox;
+  std::vector<const box_message*> incoming;
+  std::vector<MPI_Request> reqs;
+  inbox.reserve(msgs.size());
+  outbox.reserve(msgs.size());
+  for (const box_message& m : msgs) {
+    if (m.src == m.dst) continue;
+    const long long bytes = m.box.size() * static_cast<long long>(sizeof(V));
+    if (m.dst == me) {
+      inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
+      incoming.push_back(&m);
+      reqs.emplace_back();
+      check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag,
+                          g.comm(), &reqs.back()),
+                "MPI_Irecv");
+      g.stats().received(kind, bytes);
+    }
+    if (m.src == me) {
+      outbox.emplace_back(static_cast<std::size_t>(m.box.size()));
+      auto& buf = outbox.back();
+      for_each_run(src_box, m.box, m.box, [&](long long of, long long ot, long long run) {
+        std::copy_n(src.data() + of, run, buf.data() + ot);
+      });
+      reqs.emplace_back();
+      check_mpi(MPI_Isend(buf.data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.dst, tag, g.comm(),
+                          &reqs.back()),
+                "MPI_Isend");
+      g.stats().sent(kind, bytes);
+    }
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  for (std::size_t q = 0; q < incoming.size(); ++q) take(std::span<const V>(inbox[q]), incoming[q]->box);
+}
+
+// Every rank's box of tensor t, and whether it owns it (replicas do not).
+template <class T>
+std::pair<std::vector<boxn>, std::vector<bool>> tiles_of(const T& t, const std::vector<std::vector<long long>>& coords) {
+  std::vector<boxn> tiles;
+  std::vector<bool> owner;
+  for (const auto& c : coords) {
+    tiles.push_back(to_boxn(t.map().box_of(c), t.dims().size()));
+    owner.push_back(t.map().is_owner(c));
+  }
+  return {std::move(tiles), std::move(owner)};
+}
+
+// Fetches, for every rank, the box `need[r]` of tensor t (dense
+// row-major), from the nearest rank whose tile holds all of it, or in
+// pieces from the owners. Returns this rank's box, row-major.
+template <class T>
+auto fetch_box(const T& t, const std::vector<boxn>& need, const std::vector<std::vector<long long>>& coords) {
+  using V = std::remove_const_t<typename std::remove_cvref_t<decltype(t.local().values())>::element_type>;
+  const machine_grid& g = t.grid();
+  const int p = g.size();
+  const auto [tile, owner] = tiles_of(t, coords);
+  std::vector<box_message> msgs;
+  for (int r = 0; r < p; ++r) {
+    const auto ur = static_cast<std::size_t>(r);
+    if (need[ur].empty()) continue;
+    int best = -1;
+    long long best_d = 0;
+    for (int s = 0; s < p; ++s) {
+      const auto us = static_cast<std::size_t>(s);
+      if (!tile[us].contains(need[ur])) continue;
+      const long long d = grid_distance(g, coords[us], coords[ur]);
+      if (best < 0 || d < best_d) {
+        best = s;
+        best_d = d;
+      }
+    }
+    if (best >= 0) {
+      msgs.push_back({best, r, need[ur]});
+      continue;
+    }
+    for (int s = 0; s < p; ++s) {
+      const auto us = static_cast<std::size_t>(s);
+      if (!owner[us]) continue;
+      const boxn piece = tile[us].meet(need[ur]);
+      if (!piece.empty()) msgs.push_back({s, r, piece});
+    }
+  }
+  // Every rank has the same list: a message too large for MPI is refused everywhere.
+  for (const box_message& m : msgs) (void)mpi_count(m.box.size(), "compute: a fetched box");
+  const int me = g.rank();
+  const boxn mine = need[static_cast<std::size_t>(me)];
+  std::vector<V> out(static_cast<std::size_t>(mine.size()));
+  const std::span<const V> held = t.local().values();
+  const boxn my_tile = tile[static_cast<std::size_t>(me)];
+  for (const box_message& m : msgs)
+    if (m.src == me && m.dst == me)
+      for_each_run(my_tile, mine, m.box,
+                   [&](long long of, long long ot, long long run) { std::copy_n(held.data() + of, run, out.data() + ot); });
+  exchange_boxes<V>(g, msgs, held, my_tile, comm_kind::alltoall, 701, [&](std::span<const V> buf, const boxn& b) {
+    for_each_run(b, mine, b, [&](long long of, long long ot, long long run) {
+      std::copy_n(buf.data() + of, run, out.data() + ot);
+    });
+  });
+  return out;
+}
+
+template <class V, std::size_t N, index_type I>
+tensor_view<const V, dense_tensor<N>, I> dense_view(const boxn& b, std::span<const V> data) {
+  using view = tensor_view<const V, dense_tensor<N>, I>;
+  return [&]<std::size_t... d>(std::index_sequence<d...>) {
+    return view({static_cast<I>(b.hi[d] - b.lo[d])...},
+                typename view::level_tuple(dense_level<I>(static_cast<I>(b.hi[d] - b.lo[d]))...), data);
+  }(std::make_index_sequence<N>{});
+}
+
+// t(v0, v1, ...) with the variables of string S.
+template <fixed_string S, class T>
+auto access_of(const T& t) {
+  return [&]<std::size_t... d>(std::index_sequence<d...>) {
+    return t(index_var<S.chars[d]>{}...);
+  }(std::make_index_sequence<S.view().size()>{});
+}
+
+// (A loop, not string_view::find: GCC 12 with -fsanitize=address rejects
+// find in constant expressions, as in notation.hpp.)
+constexpr bool has_char(std::string_view s, char c) {
+  for (char x : s)
+    if (x == c) return true;
+  return false;
+}
+
+template <fixed_string Out, fixed_string... In>
+consteval bool well_formed_statement() {
+  constexpr std::string_view out = Out.view();
+  for (std::size_t a = 0; a < out.size(); ++a) {
+    for (std::size_t b = 0; b < a; ++b)
+      if (out[a] == out[b]) return false;
+    if ((!has_char(In.view(), out[a]) && ...)) return false;
+  }
+  return true;
+}
+
+// The statement's variables and, for each, its extent and range on each rank.
+struct statement_plan {
+  std::string vars;
+  std::vector<long long> extent;
+  std::vector<std::vector<long long>> coords;                  // by rank
+  std::vector<std::vector<std::array<long long, 2>>> range;    // by rank, by variable
+  std::string why;
+  [[nodiscard]] boxn box(const std::vector<std::size_t>& var_index, std::size_t r) const {
+    boxn b{var_index.size(), {}, {}};
+    for (std::size_t d = 0; d < var_index.size(); ++d) {
+      b.lo[d] = range[r][var_index[d]][0];
+      b.hi[d] = range[r][var_index[d]][1];
+    }
+    return b;
+  }
+  [[nodiscard]] bool runs(std::size_t r) const {
+    for (const auto& rg : range[r])
+      if (rg[1] <= rg[0]) return false;
+    return true;
+  }
+  [[nodiscard]] std::vector<std::size_t> indices(std::string_view s) const {
+    std::vector<std::size_t> ix;
+    for (char c : s) ix.push_back(vars.find(c));
+    return ix;
+  }
+};
+
+// Variables, extents (checked across tensors) and every rank's block.
+inline statement_plan plan_statement(const char* fn, const machine_grid& g, const statement_schedule& s,
+                                     const std::vector<std::string_view>& names,
+                                     const std::vector<const std::vector<long long>*>& dims) {
+  statement_plan pl;
+  const std::string where = std::string("tensorlev::dist::") + fn + ": ";
+  for (std::size_t t = 0; t < names.size() && pl.why.empty(); ++t)
+    for (std::size_t d = 0; d < names[t].size(); ++d) {
+      const char v = names[t][d];
+      const long long n = (*dims[t])[d];
+      const auto at = pl.vars.find(v);
+      if (at == std::string::npos) {
+        pl.vars += v;
+        pl.extent.push_back(n);
+      } else if (pl.extent[at] != n) {
+        pl.why = where + "variable '" + v + "' has extent " + std::to_string(pl.extent[at]) + " in one tensor but " +
+                 std::to_string(n) + " in tensor " + std::to_string(t) + " (\"" + std::string(names[t]) +
+                 "\", counted from 0 with the output first)";
+        break;
+      }
+    }
+  const std::string& dist = s.distributed();
+  if (pl.why.empty() && dist.size() != g.order())
+    pl.why = where + "the schedule distributes " + std::to_string(dist.size()) + " variables (\"" + dist +
+             "\") over a grid of " + std::to_string(g.order()) + " dimensions";
+  for (char v : dist)
+    if (pl.why.empty() && pl.vars.find(v) == std::string::npos)
+      pl.why = where + "the schedule distributes '" + v + "', which is not a variable of the statement";
+  const int p = g.size();
+  for (int r = 0; r < p && pl.why.empty(); ++r) {
+    pl.coords.push_back(g.coords_of(r));
+    std::vector<std::array<long long, 2>> rg;
+    for (std::size_t v = 0; v < pl.vars.size(); ++v) {
+      const auto m = dist.find(pl.vars[v]);
+      if (m == std::string::npos) rg.push_back({0, pl.extent[v]});
+      else rg.push_back(block_bounds(pl.extent[v], g.dims()[m], pl.coords.back()[m]));
+    }
+    pl.range.push_back(std::move(rg));
+  }
+  return pl;
+}
+
+// Every rank's box of the tensor named by s (empty where a rank's block is).
+inline std::vector<boxn> needs(const statement_plan& pl, std::string_view s) {
+  const auto ix = pl.indices(s);
+  std::vector<boxn> need;
+  for (std::size_t r = 0; r < pl.range.size(); ++r) need.push_back(pl.runs(r) ? pl.box(ix, r) : boxn{ix.size(), {}, {}});
+  return need;
+}
+
+template <fixed_string S>
+struct names_tag {
+  static constexpr auto value = S;
+};
+
+// Fetches every input's box (in order, on every rank) and returns the
+// product of the inputs' accesses over them, in this rank's local
+// coordinates; `run(product)` is called only when the rank's block is not
+// empty.
+template <fixed_string... In, class Run, class... T>
+void with_local_product(const statement_plan& pl, std::size_t me, Run&& run, const T&... in) {
+  using T0 = std::tuple_element_t<0, std::tuple<T...>>;
+  using V = typename T0::value_type;
+  using I = typename T0::index_type;
+  using names = std::tuple<names_tag<In>...>;
+  const auto ins = std::forward_as_tuple(in...);
+  std::array<std::vector<V>, sizeof...(In)> data;
+  [&]<std::size_t... t>(std::index_sequence<t...>) {
+    ((data[t] = fetch_box(std::get<t>(ins), needs(pl, std::tuple_element_t<t, names>::value.view()), pl.coords)),
+     ...);
+    if (!pl.runs(me)) return;
+    run((access_of<std::tuple_element_t<t, names>::value>(
+             dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
+                 pl.box(pl.indices(std::tuple_element_t<t, names>::value.view()), me), std::span<const V>(data[t]))) *
+         ...));
+  }(std::make_index_sequence<sizeof...(In)>{});
+}
+
+template <class T>
+struct type_tag {};
+
+template <fixed_string Out, fixed_string... In, class FO, class... FI>
+consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
+  static_assert(sizeof...(In) >= 1, "tensorlev::dist::compute: name the output's and each input's variables, "
+                                    "e.g. compute<\"ij\", \"ijk\", \"k\">(A, schedule, B, c)");
+  static_assert(sizeof...(In) == sizeof...(FI), "tensorlev::dist::compute: give one variable string per input tensor");
+  static_assert(((In.view().size() == FI::order) && ...),
+                "tensorlev::dist::compute: an input's variable string must name one variable per dimension");
+  static_assert(Out.view().size() == FO::order,
+                "tensorlev::dist::compute: the output's variable string must name one variable per dimension");
+  static_assert(row_major_dense_v<FO> && (row_major_dense_v<FI> && ...),
+                "tensorlev::dist::compute: every tensor must be dense row-major (dense_vector, dense_row_major, "
+                "dense_tensor<N>)");
+  static_assert(well_formed_statement<Out, In...>(),
+                "tensorlev::dist::compute: the output's variables must be distinct and each read by an input");
+}
+
+}  // namespace detail
+
+/// out(Out) = the product of in...(In), summed over the variables not in
+/// Out, as schedule s distributes it (see the file comment). Collective;
+/// out's previous values are replaced.
+template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
+          class... DI>
+void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+             const dist_tensor<V, FI, DI, I>&... in) {
+  detail::check_statement<Out, In...>(detail::type_tag<FO>{}, detail::type_tag<FI>{}...);
+  const machine_grid& g = out.grid();
+  std::string why = detail::same_grid("compute", g, in...);
+  detail::statement_plan pl;
+  if (why.empty()) {
+    pl = detail::plan_statement("compute", g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...});
+    why = pl.why;
+  }
+  agree(g, why.empty(), why);
+  const auto me = static_cast<std::size_t>(g.rank());
+  const auto out_ix = pl.indices(Out.view());
+  const std::vector<detail::boxn> part = detail::needs(pl, Out.view());  // each rank's partial output box
+  std::vector<V> partial(static_cast<std::size_t>(part[me].size()), V{});
+  detail::with_local_product<In...>(
+      pl, me,
+      [&](const auto& product) {
+        using view = tensor_view<V, dense_tensor<Out.view().size()>, I>;
+        const view P = [&]<std::size_t... d>(std::index_sequence<d...>) {
+          return view({static_cast<I>(part[me].hi[d] - part[me].lo[d])...},
+                      typename view::level_tuple(dense_level<I>(static_cast<I>(part[me].hi[d] - part[me].lo[d]))...),
+                      std::span<V>(partial));
+        }(std::make_index_sequence<Out.view().size()>{});
+        compute_add(ex, detail::access_of<Out>(P), product);
+      },
+      in...);
+  // Partials to every rank holding output entries they cover, summed there.
+  const auto [otile, oowner] = detail::tiles_of(out, pl.coords);
+  (void)oowner;
+  std::vector<detail::box_message> msgs;
+  const int p = g.size();
+  for (int r = 0; r < p; ++r)
+    for (int h = 0; h < p; ++h) {
+      const detail::boxn piece = part[static_cast<std::size_t>(r)].meet(otile[static_cast<std::size_t>(h)]);
+      if (!piece.empty()) msgs.push_back({r, h, piece});
+    }
+  for (const auto& m : msgs) (void)mpi_count(m.box.size(), "compute: a partial output");
+  auto ov = out.local().values();
+  std::fill(ov.begin(), ov.end(), V{});
+  const detail::boxn my_out = otile[me];
+  const auto add = [&](std::span<const V> src, const detail::boxn& from, const detail::boxn& b) {
+    detail::for_each_run(from, my_out, b, [&](long long of, long long ot, long long run) {
+      for (long long q = 0; q < run; ++q) ov[static_cast<std::size_t>(ot + q)] += src[static_cast<std::size_t>(of + q)];
+    });
+  };
+  for (const auto& m : msgs)
+    if (m.src == g.rank() && m.dst == g.rank()) add(partial, part[me], m.box);
+  detail::exchange_boxes<V>(g, msgs, std::span<const V>(partial), part[me], comm_kind::reduce, 702,
+                            [&](std::span<const V> buf, const detail::boxn& b) { add(buf, b, b); });
+}
+
+/// compute on the serial executor inside each rank.
+template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
+          class... DI>
+void compute(dist_tensor<V, FO, DO, I>& out, const statement_schedule& s, const dist_tensor<V, FI, DI, I>&... in) {
+  compute<Out, In...>(serial, out, s, in...);
+}
+
+/// The sum over every variable of the product of in...(In) (an inner
+/// product when the strings are equal), on every rank: each rank sums its
+/// block, then one all-reduce. Collective.
+template <fixed_string... In, class V, index_type I, format_type... FI, class... DI>
+[[nodiscard]] V reduce(const executor& ex, const statement_schedule& s, const dist_tensor<V, FI, DI, I>&... in) {
+  static_assert(sizeof...(In) >= 1 && sizeof...(In) == sizeof...(FI),
+                "tensorlev::dist::reduce: give one variable string per input tensor, e.g. "
+                "reduce<\"ijk\", \"ijk\">(schedule, B, C)");
+  static_assert(((In.view().size() == FI::order) && ...),
+                "tensorlev::dist::reduce: an input's variable string must name one variable per dimension");
+  static_assert((detail::row_major_dense_v<FI> && ...),
+                "tensorlev::dist::reduce: every tensor must be dense row-major (dense_vector, dense_row_major, "
+                "dense_tensor<N>)");
+  const machine_grid& g = std::get<0>(std::forward_as_tuple(in...)).grid();
+  std::string why = detail::same_grid("reduce", g, in...);
+  detail::statement_plan pl;
+  if (why.empty()) {
+    pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...});
+    why = pl.why;
+  }
+  agree(g, why.empty(), why);
+  V v{};
+  detail::with_local_product<In...>(
+      pl, static_cast<std::size_t>(g.rank()),
+      [&](const auto& product) {
+        scalar<V> sc;
+        tensorlev::compute(ex, sc(), product);
+        v = sc.value();
+      },
+      in...);
+  g.allreduce_sum(&v, 1, g.comm());
+  return v;
+}
+
+/// reduce on the serial executor inside each rank.
+template <fixed_string... In, class V, index_type I, format_type... FI, class... DI>
+[[nodiscard]] V reduce(const statement_schedule& s, const dist_tensor<V, FI, DI, I>&... in) {
+  return reduce<In...>(serial, s, in...);
+}
+
+}  // namespace tensorlev::dist
