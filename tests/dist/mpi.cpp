@@ -735,6 +735,41 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
                                            p0 ? &pq : nullptr);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij"), dP, dQ);
     expect_piece(dPQ, pq, "C = A B as a statement " + what);
+    // SUMMA as a statement schedule: k in steps at A's column blocks, each
+    // step's panels fetched from their owners. On a square grid the bytes
+    // are SUMMA's (matmul's broadcasts), here as messages.
+    const int gx = plane.dims()[0];
+    const int gy = plane.dims()[1];
+    plane.stats().reset();
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gy), dP, dQ);
+    expect_piece(dPQ, pq, "SUMMA as a statement " + what);
+    const auto st_steps = plane.stats();
+    plane.stats().reset();
+    matmul(dPQ, dP, dQ, matmul_schedule::summa());
+    if (gx == gy && d[0] >= gx && d[1] >= gy && d[2] >= gx) {
+      EXPECT_EQ(st_steps[comm_kind::alltoall].bytes_received, plane.stats()[comm_kind::broadcast].bytes_received)
+          << "SUMMA as a statement moves SUMMA's bytes " << what;
+    }
+    // A fetched once (communicate at a distributed variable): same bytes.
+    plane.stats().reset();
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gy).communicate(0, 'j'), dP, dQ);
+    expect_piece(dPQ, pq, "SUMMA, A once " + what);
+    EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, st_steps[comm_kind::alltoall].bytes_received) << what;
+    // Cannon's rotation, and steps of a fixed width.
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gx).rotate("ij"), dP, dQ);
+    expect_piece(dPQ, pq, "Cannon as a statement " + what);
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").split('k', 2).rotate("i"), dP, dQ);
+    expect_piece(dPQ, pq, "split k, rotated by i " + what);
+    // Steps over an output variable (each step writes its slice), over a
+    // summed one (steps accumulate), and in a reduction.
+    compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("i").split('l', 1), mB, mC);
+    expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM, l one at a time " + what);
+    compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("j").divide('k', 3).communicate(1, 'j'), mB, mC);
+    expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM over j, k in 3 steps, C once " + what);
+    compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk").divide('j', 2).rotate("k"), cB, cC, cD);
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, j in 2 rotated steps " + what);
+    EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("ij").divide('k', 2), tB, tB2)), ip_want.value())
+        << "innerprod, k in 2 steps " << what;
   }
   // Errors name the variable or the schedule, on every rank.
   const auto B = random_tensor3<dense_tensor<3>>({4, 3, 2}, 1.0, 5);
@@ -755,6 +790,21 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
                  "'x', which is not a variable");
   expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ijk"), tB, tc2); },
                  "distributes 3 variables (\"ijk\") over a grid of 2 dimensions");
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").divide('x', 2), tB, tc2); },
+                 "divides 'x', which is not a variable");
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").rotate("i"), tB, tc2); },
+                 "rotate needs divide or split");
+  expect_message(
+      [&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").divide('k', 2).rotate("k"), tB, tc2); },
+      "rotate by 'k', which is not distributed");
+  expect_message(
+      [&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").communicate(2, 'i'), tB, tc2); },
+      "communicate names input 2, but the statement has 2 inputs");
+  expect_message(
+      [&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").communicate(0, 'k'), tB, tc2); },
+      "communicate input 0 at 'k'");
+  EXPECT_THROW((void)statement_schedule().divide('k', 0), shape_error);
+  EXPECT_THROW((void)statement_schedule().split('k', 0), shape_error);
   EXPECT_THROW((void)statement_schedule().distribute("ii"), shape_error);
 }
 

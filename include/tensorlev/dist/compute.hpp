@@ -1,33 +1,45 @@
 #pragma once
 /// @file dist/compute.hpp
 /// Any dense tensor-algebra statement over a machine grid, as a DISTAL
-/// schedule says (§3.3: distribute; communicate at the distributed loops):
+/// schedule (§3.3) says:
 ///
 ///     using namespace tensorlev::dist;
 ///     // TTV, A(i,j) = B(i,j,k) c(k): (i, j) over a 2D grid (DISTAL §7.2).
 ///     compute<"ij", "ijk", "k">(A, statement_schedule().distribute("ij"), B, c);
 ///     // MTTKRP on a 3D grid: every (i, j, k) block on one rank.
 ///     compute<"il", "ijk", "jl", "kl">(A, statement_schedule().distribute("ijk"), B, C, D);
+///     // SUMMA, and Cannon (rotated steps), as statements.
+///     compute<"ij", "ik", "kj">(C, statement_schedule().distribute("ij").divide('k', q), A, B);
+///     compute<"ij", "ik", "kj">(C, statement_schedule().distribute("ij").divide('k', q).rotate("ij"), A, B);
 ///     // Inner product: the sum on every rank.
 ///     double s = reduce<"ijk", "ijk">(statement_schedule().distribute("ij"), B, C);
 ///
 /// The strings name each tensor's index variables (output first); variables
-/// missing from the output are summed. `distribute(vars)` divides variable
-/// vars[m] into blocks over machine dimension m, so each rank runs one block
-/// of the iteration space: distributed output variables give owner-computes,
-/// a distributed summed variable gives a distributed reduction. Each rank
-/// fetches, for each input, the box its block reads, all at once before
-/// its local loops (DISTAL's communicate at the innermost distributed
-/// loop), from the nearest rank holding it (its own tile first, then a
-/// replicated copy) or in pieces from the owners; runs the generated
-/// kernel on those boxes; and sends its partial output to every rank
-/// holding the output entries it covers, where partials are summed. So the
-/// same statement runs in any distributions of its tensors: when they
+/// missing from the output are summed. The schedule:
+/// - `distribute(vars)`: machine dimension m divides variable vars[m] into
+///   blocks, so each rank runs one block of the iteration space:
+///   distributed output variables give owner-computes, a distributed
+///   summed variable a distributed reduction.
+/// - `divide(v, n)` / `split(v, chunk)`: the rank's range of v runs as n
+///   sequential steps (or steps of `chunk` indices). Inputs that read v are
+///   fetched one step's slice at a time (communicate under the step loop);
+///   the others once.
+/// - `rotate(vars)`: step t runs the rank's step (t + its coordinates on
+///   the machine dimensions of the distributed vars) mod steps.
+/// - `communicate(input, v)`: input number `input` (from 0) is fetched at
+///   each step (v the divided variable) or once (v a distributed one).
+/// Each fetch takes, for every rank, the box of the input its block (or
+/// step) reads, from the nearest rank holding all of it (its own tile
+/// first, then a replicated copy) or in pieces from the owners; each rank
+/// runs the generated kernel on those boxes; partial outputs go to every
+/// rank holding the output entries they cover, where they are summed. So
+/// the same statement runs in any distributions of its tensors: when they
 /// match the schedule nothing moves (TTV, TTM and innerprod in §7.2), and
-/// when they do not the schedule moves exactly what each block reads.
-/// Fetches are counted as all-to-all traffic and partial outputs as
-/// reductions (`comm_stats`). Matrix products with sequential steps and
-/// rotation have their own schedule (`matmul`, schedule.hpp).
+/// when they do not the schedule moves what each block reads. Fetches are
+/// counted as all-to-all traffic (point-to-point messages) and partial
+/// outputs as reductions (`comm_stats`). The matrix product's own schedule
+/// (`matmul`, schedule.hpp) adds reorder, reuses the panel fetched at the
+/// previous step (systolic shifts) and runs axis broadcasts as such.
 ///
 /// Every tensor is dense row-major (`dense_vector`, `dense_row_major`,
 /// `dense_tensor<N>`); the sparse distributed kernels are in kernels.hpp
@@ -60,10 +72,59 @@ class statement_schedule {
     dist_.assign(vars.begin(), vars.end());
     return *this;
   }
+  /// The rank's range of `var` runs as n sequential steps; the inputs that
+  /// read `var` are fetched one step's slice at a time (DISTAL's divide
+  /// with communicate under the outer loop).
+  statement_schedule& divide(char var, long long n) {
+    if (n < 1)
+      throw shape_error("tensorlev::dist::statement_schedule::divide: " + std::to_string(n) + " steps");
+    step_var_ = var;
+    parts_ = n;
+    chunk_ = 0;
+    return *this;
+  }
+  /// The rank's range of `var` runs in steps of `chunk` indices.
+  statement_schedule& split(char var, long long chunk) {
+    if (chunk < 1)
+      throw shape_error("tensorlev::dist::statement_schedule::split: chunk " + std::to_string(chunk));
+    step_var_ = var;
+    chunk_ = chunk;
+    parts_ = 0;
+    return *this;
+  }
+  /// Step t runs the rank's step (t + its coordinates on the machine
+  /// dimensions of the distributed `vars`) mod steps (DISTAL's rotate).
+  statement_schedule& rotate(std::string_view vars) {
+    rot_.assign(vars.begin(), vars.end());
+    return *this;
+  }
+  /// Input `input` (counted from 0) is fetched at each step when `var` is
+  /// the divided variable (the default for inputs that read it), or once
+  /// for all steps when `var` is a distributed variable.
+  statement_schedule& communicate(std::size_t input, char var) {
+    if (once_.size() <= input) once_.resize(input + 1, 0);
+    once_[input] = var;
+    return *this;
+  }
+
   [[nodiscard]] const std::string& distributed() const noexcept { return dist_; }
+  [[nodiscard]] char step_variable() const noexcept { return step_var_; }
+  [[nodiscard]] long long parts() const noexcept { return parts_; }
+  [[nodiscard]] long long chunk() const noexcept { return chunk_; }
+  [[nodiscard]] const std::string& rotated_by() const noexcept { return rot_; }
+  /// The variable input `input` is communicated under (0: the default).
+  [[nodiscard]] char communicated_at(std::size_t input) const noexcept {
+    return input < once_.size() ? once_[input] : 0;
+  }
+  [[nodiscard]] std::size_t communicate_entries() const noexcept { return once_.size(); }
 
  private:
   std::string dist_;
+  char step_var_ = 0;
+  long long parts_ = 0;
+  long long chunk_ = 0;
+  std::string rot_;
+  std::string once_;
 };
 
 namespace detail {
@@ -317,13 +378,32 @@ struct statement_plan {
   std::vector<std::vector<long long>> coords;                  // by rank
   std::vector<std::vector<std::array<long long, 2>>> range;    // by rank, by variable
   std::string why;
-  [[nodiscard]] boxn box(const std::vector<std::size_t>& var_index, std::size_t r) const {
+  std::size_t step_var = std::string::npos;                   // the divided variable
+  std::vector<std::vector<std::array<long long, 2>>> steps;    // by rank: its steps of step_var
+  std::vector<long long> shift;                                // by rank: rotation
+  std::size_t nsteps = 0;                                      // the most steps of any rank
+  using ranges = std::vector<std::array<long long, 2>>;
+  [[nodiscard]] static boxn project(const std::vector<std::size_t>& var_index, const ranges& rg) {
     boxn b{var_index.size(), {}, {}};
     for (std::size_t d = 0; d < var_index.size(); ++d) {
-      b.lo[d] = range[r][var_index[d]][0];
-      b.hi[d] = range[r][var_index[d]][1];
+      b.lo[d] = rg[var_index[d]][0];
+      b.hi[d] = rg[var_index[d]][1];
     }
     return b;
+  }
+  [[nodiscard]] boxn box(const std::vector<std::size_t>& var_index, std::size_t r) const {
+    return project(var_index, range[r]);
+  }
+  /// Whether rank r runs a step t.
+  [[nodiscard]] bool runs_step(std::size_t r, std::size_t t) const { return t < steps[r].size(); }
+  /// Rank r's variable ranges at step t (runs_step(r, t)).
+  [[nodiscard]] ranges at_step(std::size_t r, std::size_t t) const {
+    ranges rg = range[r];
+    if (step_var != std::string::npos) {
+      const auto n = static_cast<long long>(steps[r].size());
+      rg[step_var] = steps[r][static_cast<std::size_t>((static_cast<long long>(t) + shift[r]) % n)];
+    }
+    return rg;
   }
   [[nodiscard]] bool runs(std::size_t r) const {
     for (const auto& rg : range[r])
@@ -338,9 +418,11 @@ struct statement_plan {
 };
 
 // Variables, extents (checked across tensors) and every rank's block.
+// names/dims: the output's first when has_output.
 inline statement_plan plan_statement(const char* fn, const machine_grid& g, const statement_schedule& s,
                                      const std::vector<std::string_view>& names,
-                                     const std::vector<const std::vector<long long>*>& dims) {
+                                     const std::vector<const std::vector<long long>*>& dims, bool has_output) {
+  const std::size_t inputs = names.size() - (has_output ? 1 : 0);
   statement_plan pl;
   const std::string where = std::string("tensorlev::dist::") + fn + ": ";
   for (std::size_t t = 0; t < names.size() && pl.why.empty(); ++t)
@@ -354,7 +436,7 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
       } else if (pl.extent[at] != n) {
         pl.why = where + "variable '" + v + "' has extent " + std::to_string(pl.extent[at]) + " in one tensor but " +
                  std::to_string(n) + " in tensor " + std::to_string(t) + " (\"" + std::string(names[t]) +
-                 "\", counted from 0 with the output first)";
+                 (has_output ? "\", counted from 0 with the output first)" : "\", counted from 0)");
         break;
       }
     }
@@ -376,6 +458,58 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
     }
     pl.range.push_back(std::move(rg));
   }
+  // Sequential steps of one variable (divide / split), rotated per rank.
+  const char sv = s.step_variable();
+  if (pl.why.empty() && sv != 0) {
+    pl.step_var = pl.vars.find(sv);
+    if (pl.step_var == std::string::npos)
+      pl.why = where + "the schedule divides '" + sv + "', which is not a variable of the statement";
+  }
+  if (pl.why.empty() && !s.rotated_by().empty() && sv == 0) pl.why = where + "rotate needs divide or split";
+  for (char v : s.rotated_by())
+    if (pl.why.empty() && dist.find(v) == std::string::npos)
+      pl.why = where + "rotate by '" + v + "', which is not distributed";
+  for (std::size_t t = 0; t < s.communicate_entries() && pl.why.empty(); ++t) {
+    const char v = s.communicated_at(t);
+    if (v == 0) continue;
+    if (t >= inputs)
+      pl.why = where + "communicate names input " + std::to_string(t) + ", but the statement has " +
+               std::to_string(inputs) + " inputs";
+    else if (v != sv && dist.find(v) == std::string::npos)
+      pl.why = where + "communicate input " + std::to_string(t) + " at '" + v +
+               "': name the divided variable (each step) or a distributed one (once)";
+  }
+  for (int r = 0; r < p && pl.why.empty(); ++r) {
+    std::vector<std::array<long long, 2>> st;
+    const auto ur = static_cast<std::size_t>(r);
+    if (!pl.runs(ur)) {
+      pl.steps.push_back(st);
+      pl.shift.push_back(0);
+      continue;
+    }
+    if (pl.step_var == std::string::npos) {
+      st.push_back({0, 0});  // one step; the ranges are not cut
+    } else {
+      const auto rg = pl.range[ur][pl.step_var];
+      if (s.parts() > 0) {
+        for (long long q = 0; q < s.parts(); ++q) {
+          const auto b = block_bounds(rg[1] - rg[0], s.parts(), q);
+          st.push_back({rg[0] + b[0], rg[0] + b[1]});
+        }
+      } else {
+        for (long long k0 = rg[0]; k0 < rg[1];) {
+          const long long k1 = k0 + std::min(s.chunk(), rg[1] - k0);
+          st.push_back({k0, k1});
+          k0 = k1;
+        }
+      }
+    }
+    long long shift = 0;
+    for (char v : s.rotated_by()) shift += pl.coords[ur][dist.find(v)];
+    pl.nsteps = std::max(pl.nsteps, st.size());
+    pl.steps.push_back(std::move(st));
+    pl.shift.push_back(shift);
+  }
   return pl;
 }
 
@@ -392,27 +526,66 @@ struct names_tag {
   static constexpr auto value = S;
 };
 
-// Fetches every input's box (in order, on every rank) and returns the
-// product of the inputs' accesses over them, in this rank's local
-// coordinates; `run(product)` is called only when the rank's block is not
-// empty.
+// For each step: fetches the inputs' boxes (in order, on every rank: per
+// step for an input that reads the divided variable, else once), and
+// calls run(product, ranges) on the ranks that run the step, with the
+// product of the inputs' accesses over the step's boxes in local
+// coordinates and the step's variable ranges.
 template <fixed_string... In, class Run, class... T>
-void with_local_product(const statement_plan& pl, std::size_t me, Run&& run, const T&... in) {
+void stepped_products(const statement_plan& pl, const statement_schedule& s, std::size_t me, Run&& run,
+                      const T&... in) {
   using T0 = std::tuple_element_t<0, std::tuple<T...>>;
   using V = typename T0::value_type;
   using I = typename T0::index_type;
   using names = std::tuple<names_tag<In>...>;
+  constexpr std::size_t n = sizeof...(In);
   const auto ins = std::forward_as_tuple(in...);
-  std::array<std::vector<V>, sizeof...(In)> data;
+  std::array<std::vector<V>, n> data;
+  std::array<std::vector<V>, n> scratch;
+  std::array<boxn, n> have{};
+  std::array<bool, n> per_step{};
+  std::array<std::vector<std::size_t>, n> ix;
   [&]<std::size_t... t>(std::index_sequence<t...>) {
-    ((data[t] = fetch_box(std::get<t>(ins), needs(pl, std::tuple_element_t<t, names>::value.view()), pl.coords)),
-     ...);
-    if (!pl.runs(me)) return;
-    run((access_of<std::tuple_element_t<t, names>::value>(
-             dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
-                 pl.box(pl.indices(std::tuple_element_t<t, names>::value.view()), me), std::span<const V>(data[t]))) *
-         ...));
-  }(std::make_index_sequence<sizeof...(In)>{});
+    ((ix[t] = pl.indices(std::tuple_element_t<t, names>::value.view())), ...);
+  }(std::make_index_sequence<n>{});
+  for (std::size_t q = 0; q < n; ++q) {
+    const bool reads = pl.step_var != std::string::npos &&
+                       std::find(ix[q].begin(), ix[q].end(), pl.step_var) != ix[q].end();
+    const char at = s.communicated_at(q);
+    per_step[q] = reads && (at == 0 || at == pl.vars[pl.step_var]);
+  }
+  const std::size_t p = pl.range.size();
+  // This step's slice of input q, in place when it is all of the fetched box.
+  const auto slice = [&](std::size_t q, const boxn& want) -> std::span<const V> {
+    if (have[q] == want) return data[q];
+    scratch[q].resize(static_cast<std::size_t>(want.size()));
+    for_each_run(have[q], want, want, [&](long long of, long long ot, long long len) {
+      std::copy_n(data[q].data() + of, len, scratch[q].data() + ot);
+    });
+    return scratch[q];
+  };
+  for (std::size_t step = 0; step < pl.nsteps; ++step) {
+    [&]<std::size_t... t>(std::index_sequence<t...>) {
+      const auto fetch = [&](std::size_t q, const auto& tensor) {
+        if (!per_step[q] && step > 0) return;
+        std::vector<boxn> need;
+        for (std::size_t r = 0; r < p; ++r) {
+          if (!pl.runs_step(r, per_step[q] ? step : 0)) need.push_back(boxn{ix[q].size(), {}, {}});
+          else need.push_back(per_step[q] ? statement_plan::project(ix[q], pl.at_step(r, step)) : pl.box(ix[q], r));
+        }
+        data[q] = fetch_box(tensor, need, pl.coords);
+        have[q] = need[me];
+      };
+      (fetch(t, std::get<t>(ins)), ...);
+      if (!pl.runs_step(me, step)) return;
+      const auto rg = pl.at_step(me, step);
+      run((access_of<std::tuple_element_t<t, names>::value>(
+               dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
+                   statement_plan::project(ix[t], rg), slice(t, statement_plan::project(ix[t], rg)))) *
+           ...),
+          rg);
+    }(std::make_index_sequence<n>{});
+  }
 }
 
 template <class T>
@@ -448,7 +621,7 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
   std::string why = detail::same_grid("compute", g, in...);
   detail::statement_plan pl;
   if (why.empty()) {
-    pl = detail::plan_statement("compute", g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...});
+    pl = detail::plan_statement("compute", g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true);
     why = pl.why;
   }
   agree(g, why.empty(), why);
@@ -456,16 +629,28 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
   const auto out_ix = pl.indices(Out.view());
   const std::vector<detail::boxn> part = detail::needs(pl, Out.view());  // each rank's partial output box
   std::vector<V> partial(static_cast<std::size_t>(part[me].size()), V{});
-  detail::with_local_product<In...>(
-      pl, me,
-      [&](const auto& product) {
-        using view = tensor_view<V, dense_tensor<Out.view().size()>, I>;
-        const view P = [&]<std::size_t... d>(std::index_sequence<d...>) {
-          return view({static_cast<I>(part[me].hi[d] - part[me].lo[d])...},
-                      typename view::level_tuple(dense_level<I>(static_cast<I>(part[me].hi[d] - part[me].lo[d]))...),
-                      std::span<V>(partial));
-        }(std::make_index_sequence<Out.view().size()>{});
-        compute_add(ex, detail::access_of<Out>(P), product);
+  using view = tensor_view<V, dense_tensor<Out.view().size()>, I>;
+  const auto view_over = [](const detail::boxn& b, std::span<V> data) {
+    return [&]<std::size_t... d>(std::index_sequence<d...>) {
+      return view({static_cast<I>(b.hi[d] - b.lo[d])...},
+                  typename view::level_tuple(dense_level<I>(static_cast<I>(b.hi[d] - b.lo[d]))...), data);
+    }(std::make_index_sequence<Out.view().size()>{});
+  };
+  std::vector<V> step_out;
+  detail::stepped_products<In...>(
+      pl, s, me,
+      [&](const auto& product, const detail::statement_plan::ranges& rg) {
+        const detail::boxn sb = detail::statement_plan::project(out_ix, rg);
+        if (sb == part[me]) {  // the step writes all of the partial (the divided variable is summed)
+          compute_add(ex, detail::access_of<Out>(view_over(sb, std::span<V>(partial))), product);
+          return;
+        }
+        step_out.assign(static_cast<std::size_t>(sb.size()), V{});
+        compute_add(ex, detail::access_of<Out>(view_over(sb, std::span<V>(step_out))), product);
+        detail::for_each_run(sb, part[me], sb, [&](long long of, long long ot, long long len) {
+          for (long long q = 0; q < len; ++q)
+            partial[static_cast<std::size_t>(ot + q)] += step_out[static_cast<std::size_t>(of + q)];
+        });
       },
       in...);
   // Partials to every rank holding output entries they cover, summed there.
@@ -517,17 +702,17 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
   std::string why = detail::same_grid("reduce", g, in...);
   detail::statement_plan pl;
   if (why.empty()) {
-    pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...});
+    pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...}, false);
     why = pl.why;
   }
   agree(g, why.empty(), why);
   V v{};
-  detail::with_local_product<In...>(
-      pl, static_cast<std::size_t>(g.rank()),
-      [&](const auto& product) {
+  detail::stepped_products<In...>(
+      pl, s, static_cast<std::size_t>(g.rank()),
+      [&](const auto& product, const detail::statement_plan::ranges&) {
         scalar<V> sc;
         tensorlev::compute(ex, sc(), product);
-        v = sc.value();
+        v += sc.value();
       },
       in...);
   g.allreduce_sum(&v, 1, g.comm());
