@@ -620,6 +620,8 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     return v;
   };
+  // Every output starts as a sentinel: compute must replace it.
+  const auto poison = [](auto& t) { std::fill(t.local().values().begin(), t.local().values().end(), -1.0); };
   for (std::array<int, 3> d : {std::array<int, 3>{6, 5, 4}, {9, 3, 7}, {2, 2, 2}, {1, 4, 1}}) {
     const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
     const auto B = random_tensor3<dense_tensor<3>>(d, 1.0, static_cast<unsigned>(d[0] * 100 + d[1] * 10 + d[2]));
@@ -640,14 +642,15 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
                                              p0 ? &c : nullptr);
     auto tA = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
                                           p0 ? &ttv_want : nullptr);
-    std::fill(tA.local().values().begin(), tA.local().values().end(), -1.0);  // replaced, not added to
     plane.stats().reset();
+    poison(tA);
     compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij"), tB, tc);
     EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTV schedule moves nothing " << what;
     expect_gathered<dense_row_major>(tA, ttv_want, "TTV schedule " + what);
     // The same TTV with (j, k) distributed: B's tiles do not match, k is a
     // distributed reduction, partial rows are summed at A's holders.
     plane.stats().reset();
+    poison(tA);
     compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("jk"), tB, tc);
     expect_gathered<dense_row_major>(tA, ttv_want, "TTV over (j, k) " + what);
     if (plane.size() > 1 && d[0] * d[1] * d[2] > 4) {
@@ -663,11 +666,17 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     auto mA = distribute<dense_tensor<3>>(line, distribution_map<distribution<"xyz->x">>({d[0], d[1], 3}, line.extents()),
                                           l0 ? &ttm_want : nullptr);
     line.stats().reset();
+    poison(mA);
     compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("i"), mB, mC);
     EXPECT_EQ(line.stats().total().bytes_sent, 0) << "TTM schedule moves nothing " << what;
     expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM schedule " + what);
-    // TTM distributed by l instead: every rank reads all of B.
+    // TTM distributed by l instead: every rank with an l block reads all of B.
+    poison(mA);
+    line.stats().reset();
     compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("l"), mB, mC);
+    if (line.size() > 1) {
+      EXPECT_GT(moved_anywhere(line.stats()), 0) << "TTM over l moves B " << what;
+    }
     expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM over l " + what);
     // Inner product: local sums, then one all-reduce (no other traffic).
     scalar<double> ip_want;
@@ -695,16 +704,39 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     auto cA = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->x00">>({d[0], 3}, cube.extents()),
                                           c0 ? &mt_want : nullptr);
     cube.stats().reset();
+    poison(cA);
     compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk"), cB, cC, cD);
     EXPECT_TRUE(only_kinds(cube.stats(), {comm_kind::reduce})) << "MTTKRP schedule moves partial rows only " << what;
     expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP schedule " + what);
-    // The kernel's own reduction moves the same partial rows' worth at
-    // most once per rank; the schedule sends each one straight to the face.
     // MTTKRP with A replicated on every rank (every holder gets every sum).
     auto rA = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->***">>({d[0], 3}, cube.extents()),
                                           c0 ? &mt_want : nullptr);
+    poison(rA);
     compute<"il", "ijk", "jl", "kl">(rA, statement_schedule().distribute("kji"), cB, cC, cD);
     EXPECT_EQ(to_dense(rA.local()), to_dense(mt_want)) << "MTTKRP into a replicated A " << what;
+    // A replicated output whose sum depends on the order of the partials:
+    // every copy is summed in the same (rank) order, so all agree bit for bit.
+    {
+      const int nj = std::max(3, line.size());
+      tensor<double, dense_row_major> Mf({1, nj});
+      for (int q = 0; q < nj; ++q) Mf.values()[static_cast<std::size_t>(q)] = q % 3 == 0 ? 1e16 : q % 3 == 1 ? -1e16 : 1.0;
+      tensor<double, dense_vector> ones({nj});
+      std::fill(ones.values().begin(), ones.values().end(), 1.0);
+      const tensor<double, dense_vector> y0({1});
+      const auto fM = distribute<dense_row_major>(line, distribution_map<distribution<"xy->y">>({1, nj}, line.extents()),
+                                                  l0 ? &Mf : nullptr);
+      const auto f1 = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({nj}, line.extents()),
+                                               l0 ? &ones : nullptr);
+      auto fy = distribute<dense_vector>(line, distribution_map<distribution<"x->*">>({1}, line.extents()),
+                                         l0 ? &y0 : nullptr);
+      compute<"i", "ij", "j">(fy, statement_schedule().distribute("j"), fM, f1);
+      double mine = fy.local().values()[0];
+      double lo = mine;
+      double hi = mine;
+      MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+      MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      EXPECT_EQ(lo, hi) << "copies of a replicated output differ " << what;
+    }
     // Matrix-vector with the column variable distributed: a distributed
     // reduction by messages to y's owners.
     const auto M = random_matrix<dense_row_major>(d[0], d[1], 1.0, 41);
@@ -718,6 +750,7 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     auto ly = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({d[0]}, line.extents()),
                                        l0 ? &y_want : nullptr);
     line.stats().reset();
+    poison(ly);
     compute<"i", "ij", "j">(ly, statement_schedule().distribute("j"), lM, lx);
     EXPECT_TRUE(only_kinds(line.stats(), {comm_kind::reduce})) << "y = M x with j split " << what;
     expect_gathered<dense_vector>(ly, y_want, "y = M x with j split " + what);
@@ -733,6 +766,7 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
                                                 p0 ? &Q : nullptr);
     auto dPQ = distribute<dense_row_major>(plane, distribution_map<tiles>({d[0], d[1]}, plane.extents()),
                                            p0 ? &pq : nullptr);
+    poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij"), dP, dQ);
     expect_piece(dPQ, pq, "C = A B as a statement " + what);
     // SUMMA as a statement schedule: k in steps at A's column blocks, each
@@ -741,6 +775,7 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     const int gx = plane.dims()[0];
     const int gy = plane.dims()[1];
     plane.stats().reset();
+    poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gy), dP, dQ);
     expect_piece(dPQ, pq, "SUMMA as a statement " + what);
     const auto st_steps = plane.stats();
@@ -752,20 +787,32 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     }
     // A fetched once (communicate at a distributed variable): same bytes.
     plane.stats().reset();
+    poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gy).communicate(0, 'j'), dP, dQ);
     expect_piece(dPQ, pq, "SUMMA, A once " + what);
     EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, st_steps[comm_kind::alltoall].bytes_received) << what;
-    // Cannon's rotation, and steps of a fixed width.
+    // Cannon's rotation (each panel still fetched once, from its owner:
+    // the same bytes at other times), and steps of a fixed width.
+    poison(dPQ);
+    plane.stats().reset();
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gx).rotate("ij"), dP, dQ);
     expect_piece(dPQ, pq, "Cannon as a statement " + what);
+    if (gx == gy) {
+      EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, st_steps[comm_kind::alltoall].bytes_received)
+          << what;
+    }
+    poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").split('k', 2).rotate("i"), dP, dQ);
     expect_piece(dPQ, pq, "split k, rotated by i " + what);
     // Steps over an output variable (each step writes its slice), over a
     // summed one (steps accumulate), and in a reduction.
+    poison(mA);
     compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("i").split('l', 1), mB, mC);
     expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM, l one at a time " + what);
+    poison(mA);
     compute<"ijl", "ijk", "kl">(mA, statement_schedule().distribute("j").divide('k', 3).communicate(1, 'j'), mB, mC);
     expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM over j, k in 3 steps, C once " + what);
+    poison(cA);
     compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk").divide('j', 2).rotate("k"), cB, cC, cD);
     expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, j in 2 rotated steps " + what);
     EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("ij").divide('k', 2), tB, tB2)), ip_want.value())
@@ -804,6 +851,17 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
       [&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").communicate(0, 'k'), tB, tc2); },
       "communicate input 0 at 'k'");
   EXPECT_THROW((void)statement_schedule().divide('k', 0), shape_error);
+  EXPECT_THROW((void)statement_schedule().communicate(static_cast<std::size_t>(-1), 'i'), shape_error);
+  // Ranks that pass different schedules are told so (instead of hanging).
+  if (plane.size() > 1) {
+    expect_message(
+        [&] {
+          compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").divide('k', plane.rank() == 0 ? 1 : 2),
+                                    tB, tc2);
+        },
+        "the ranks passed different schedules");
+  }
+
   EXPECT_THROW((void)statement_schedule().split('k', 0), shape_error);
   EXPECT_THROW((void)statement_schedule().distribute("ii"), shape_error);
 }
@@ -1004,6 +1062,10 @@ TEST(DistSchedules, MatmulFamily) {
   auto dC = distribute<dense_row_major>(plane, distribution_map<tiles>({4, 4}, plane.extents()),
                                         plane.rank() == 0 ? &A : nullptr);
   EXPECT_THROW(matmul(dC, dA, dA, matmul_schedule::johnson()), shape_error);
+  if (plane.size() > 1) {
+    expect_message([&] { matmul(dC, dA, dA, matmul_schedule().distribute("ij").divide(plane.rank() == 0 ? 1 : 2)); },
+                   "matmul: the ranks passed different schedules");
+  }
   EXPECT_THROW(matmul(dC, dA, dA, matmul_schedule().distribute("ij").rotate("i")), shape_error);
   // Shapes that do not compose: every product names the extents that differ.
   const auto A45 = random_matrix<dense_row_major>(4, 5, 1.0, 6);
@@ -1017,6 +1079,14 @@ TEST(DistSchedules, MatmulFamily) {
                  "B's column count is 5 but C's column count is 4");
   EXPECT_THROW((void)matmul_schedule().distribute("ix"), shape_error);
   EXPECT_THROW((void)matmul_schedule().distribute("ii"), shape_error);
+  EXPECT_EQ(matmul_schedule().reorder({"ko", "ji", "ki", "ii"}).leaf_order(), "jki");
+  EXPECT_EQ(matmul_schedule().reorder({"ii", "ko", "ki", "ji"}).leaf_order(), "ikj");
+  EXPECT_EQ(matmul_schedule().leaf_order(), "");
+  {
+    std::vector<double> a1(4, 1.0), b1(4, 1.0), c1(4, 0.0);
+    EXPECT_THROW((tensorlev::dist::detail::gemm_add<double, int>(2, 2, 2, a1, b1, c1, tensorlev::serial, "ikk", false)),
+                 shape_error);
+  }
   EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji"}), shape_error);
   EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji", "ii"}), shape_error);
   EXPECT_THROW((void)matmul_schedule().reorder({"ki", "ko", "ii", "ji"}), shape_error);

@@ -102,6 +102,9 @@ class statement_schedule {
   /// the divided variable (the default for inputs that read it), or once
   /// for all steps when `var` is a distributed variable.
   statement_schedule& communicate(std::size_t input, char var) {
+    if (input >= max_inputs)
+      throw shape_error("tensorlev::dist::statement_schedule::communicate: input " + std::to_string(input) +
+                        " (a statement has at most " + std::to_string(max_inputs) + " inputs)");
     if (once_.size() <= input) once_.resize(input + 1, 0);
     once_[input] = var;
     return *this;
@@ -117,6 +120,21 @@ class statement_schedule {
     return input < once_.size() ? once_[input] : 0;
   }
   [[nodiscard]] std::size_t communicate_entries() const noexcept { return once_.size(); }
+  /// The most inputs communicate can name.
+  static constexpr std::size_t max_inputs = 64;
+  /// A hash of every command (compute checks that every rank passed the same schedule).
+  [[nodiscard]] unsigned long long hash() const noexcept {
+    detail::value_hash h;
+    for (char c : dist_) h.mix(c);
+    h.mix(-1);
+    h.mix(step_var_);
+    h.mix(parts_);
+    h.mix(chunk_);
+    for (char c : rot_) h.mix(c);
+    h.mix(-2);
+    for (char c : once_) h.mix(c);
+    return h.h;
+  }
 
  private:
   std::string dist_;
@@ -229,26 +247,26 @@ struct box_message {
 };
 
 // Runs point-to-point messages of boxes: the sender copies `box` out of
-// its array over `src_box`, the receiver calls `take(buffer, box)`.
-// Counted as `kind`.
+// its array `src` over `src_box`. Then, for every message to this rank in
+// list order (its messages to itself included), calls
+// take(data, data_box, box): `box` lies in the array `data` over
+// `data_box`. Counted as `kind`.
 template <class V, class Take>
 void exchange_boxes(const machine_grid& g, const std::vector<box_message>& msgs, std::span<const V> src,
                     const boxn& src_box, comm_kind kind, int tag, Take&& take) {
   const int me = g.rank();
-  std::vector<std::vector<V>> inbox, outbox;
-  std::vector<const box_message*> incoming;
+  std::vector<std::vector<V>> inbox(msgs.size()), outbox;
   std::vector<MPI_Request> reqs;
-  inbox.reserve(msgs.size());
   outbox.reserve(msgs.size());
-  for (const box_message& m : msgs) {
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
     if (m.src == m.dst) continue;
     const long long bytes = m.box.size() * static_cast<long long>(sizeof(V));
     if (m.dst == me) {
-      inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
-      incoming.push_back(&m);
+      inbox[q].resize(static_cast<std::size_t>(m.box.size()));
       reqs.emplace_back();
-      check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag,
-                          g.comm(), &reqs.back()),
+      check_mpi(MPI_Irecv(inbox[q].data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag, g.comm(),
+                          &reqs.back()),
                 "MPI_Irecv");
       g.stats().received(kind, bytes);
     }
@@ -266,7 +284,12 @@ void exchange_boxes(const machine_grid& g, const std::vector<box_message>& msgs,
     }
   }
   check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-  for (std::size_t q = 0; q < incoming.size(); ++q) take(std::span<const V>(inbox[q]), incoming[q]->box);
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.dst != me) continue;
+    if (m.src == me) take(src.data(), src_box, m.box);
+    else take(static_cast<const V*>(inbox[q].data()), m.box, m.box);
+  }
 }
 
 // Every rank's box of tensor t, and whether it owns it (replicas do not).
@@ -323,15 +346,12 @@ auto fetch_box(const T& t, const std::vector<boxn>& need, const std::vector<std:
   std::vector<V> out(static_cast<std::size_t>(mine.size()));
   const std::span<const V> held = t.local().values();
   const boxn my_tile = tile[static_cast<std::size_t>(me)];
-  for (const box_message& m : msgs)
-    if (m.src == me && m.dst == me)
-      for_each_run(my_tile, mine, m.box,
-                   [&](long long of, long long ot, long long run) { std::copy_n(held.data() + of, run, out.data() + ot); });
-  exchange_boxes<V>(g, msgs, held, my_tile, comm_kind::alltoall, 701, [&](std::span<const V> buf, const boxn& b) {
-    for_each_run(b, mine, b, [&](long long of, long long ot, long long run) {
-      std::copy_n(buf.data() + of, run, out.data() + ot);
-    });
-  });
+  exchange_boxes<V>(g, msgs, held, my_tile, comm_kind::alltoall, 701,
+                    [&](const V* data, const boxn& data_box, const boxn& b) {
+                      for_each_run(data_box, mine, b, [&](long long of, long long ot, long long run) {
+                        std::copy_n(data + of, run, out.data() + ot);
+                      });
+                    });
   return out;
 }
 
@@ -625,6 +645,7 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
     why = pl.why;
   }
   agree(g, why.empty(), why);
+  detail::agree_on_value(g, s.hash(), "tensorlev::dist::compute: the ranks passed different schedules");
   const auto me = static_cast<std::size_t>(g.rank());
   const auto out_ix = pl.indices(Out.view());
   const std::vector<detail::boxn> part = detail::needs(pl, Out.view());  // each rank's partial output box
@@ -667,15 +688,15 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
   auto ov = out.local().values();
   std::fill(ov.begin(), ov.end(), V{});
   const detail::boxn my_out = otile[me];
-  const auto add = [&](std::span<const V> src, const detail::boxn& from, const detail::boxn& b) {
-    detail::for_each_run(from, my_out, b, [&](long long of, long long ot, long long run) {
-      for (long long q = 0; q < run; ++q) ov[static_cast<std::size_t>(ot + q)] += src[static_cast<std::size_t>(of + q)];
-    });
-  };
-  for (const auto& m : msgs)
-    if (m.src == g.rank() && m.dst == g.rank()) add(partial, part[me], m.box);
+  // Summed in the order of the sending ranks on every holder, so the
+  // copies of a replicated output agree bit for bit.
   detail::exchange_boxes<V>(g, msgs, std::span<const V>(partial), part[me], comm_kind::reduce, 702,
-                            [&](std::span<const V> buf, const detail::boxn& b) { add(buf, b, b); });
+                            [&](const V* src, const detail::boxn& from, const detail::boxn& b) {
+                              detail::for_each_run(from, my_out, b, [&](long long of, long long ot, long long run) {
+                                for (long long q = 0; q < run; ++q)
+                                  ov[static_cast<std::size_t>(ot + q)] += src[of + q];
+                              });
+                            });
 }
 
 /// compute on the serial executor inside each rank.
@@ -706,6 +727,7 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
     why = pl.why;
   }
   agree(g, why.empty(), why);
+  detail::agree_on_value(g, s.hash(), "tensorlev::dist::reduce: the ranks passed different schedules");
   V v{};
   detail::stepped_products<In...>(
       pl, s, static_cast<std::size_t>(g.rank()),

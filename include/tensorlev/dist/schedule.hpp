@@ -186,6 +186,21 @@ class matmul_schedule {
   /// The generated leaf's loop order ("" until reorder is called: the planner's).
   [[nodiscard]] std::string_view leaf_order() const noexcept { return leaf_; }
   [[nodiscard]] bool uses_blas() const noexcept { return blas_; }
+  /// A hash of every command (matmul checks that every rank passed the same schedule).
+  [[nodiscard]] unsigned long long hash() const noexcept {
+    detail::value_hash h;
+    for (char c : dist_) h.mix(c);
+    h.mix(-1);
+    h.mix(parts_);
+    h.mix(chunk_);
+    for (char c : rot_) h.mix(c);
+    h.mix(-2);
+    h.mix(once_[0]);
+    h.mix(once_[1]);
+    for (char c : order_) h.mix(c);
+    h.mix(blas_);
+    return h.h;
+  }
   /// The machine dimension that divides v, or -1.
   [[nodiscard]] int machine_dim_of(char v) const noexcept {
     for (std::size_t m = 0; m < dist_.size(); ++m)
@@ -458,6 +473,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   if (why.empty() && !s.rotated_by().empty() && s.parts() == 0 && s.chunk() == 0)
     why = "tensorlev::dist::matmul: rotate needs divide or split";
   agree(g, why.empty(), why);
+  detail::agree_on_value(g, s.hash(), "tensorlev::dist::matmul: the ranks passed different schedules");
 
   const long long M = C.dims()[0];
   const long long N = C.dims()[1];
@@ -684,6 +700,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   std::vector<std::vector<V>> inbox;
   std::vector<std::vector<V>> outbox;
   std::vector<detail::box2> inbox_box;
+  std::vector<int> inbox_src;
   std::vector<MPI_Request> reqs;
   inbox.reserve(static_cast<std::size_t>(p));
   outbox.reserve(static_cast<std::size_t>(p));
@@ -694,6 +711,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     if (!in.empty() && r != g.rank()) {
       inbox.emplace_back(static_cast<std::size_t>(in.size()));
       inbox_box.push_back(in);
+      inbox_src.push_back(r);
       reqs.emplace_back();
       check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(in.size(), "matmul"), mpi_type<V>(), r, 977, g.comm(),
                           &reqs.back()),
@@ -719,8 +737,17 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
         cv[static_cast<std::size_t>((r - my_c.r0) * (my_c.c1 - my_c.c0) + (c - my_c.c0))] +=
             src[(r - from.r0) * (from.c1 - from.c0) + (c - from.c0)];
   };
-  add_box(partial.data(), my_part, my_part.meet(my_c));
-  for (std::size_t q = 0; q < inbox.size(); ++q) add_box(inbox[q].data(), inbox_box[q], inbox_box[q]);
+  // In the order of the sending ranks (own partial included) on every
+  // holder, so the copies of a replicated C agree bit for bit.
+  bool own_added = false;
+  for (std::size_t q = 0; q < inbox.size(); ++q) {
+    if (!own_added && inbox_src[q] > g.rank()) {
+      add_box(partial.data(), my_part, my_part.meet(my_c));
+      own_added = true;
+    }
+    add_box(inbox[q].data(), inbox_box[q], inbox_box[q]);
+  }
+  if (!own_added) add_box(partial.data(), my_part, my_part.meet(my_c));
 }
 
 }  // namespace tensorlev::dist

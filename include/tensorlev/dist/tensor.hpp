@@ -69,31 +69,40 @@ std::string check_map(const machine_grid& g, const distribution_map<D>& m, const
 
 // A hash of a map's extents and split points, to check that every rank
 // passed the same one.
-template <class D>
-unsigned long long map_hash(const distribution_map<D>& m) {
+// Throws shape_error(message) on every rank unless every rank passed the
+// same value (collective).
+inline void agree_on_value(const machine_grid& g, unsigned long long v, const std::string& message) {
+  unsigned long long h[2] = {v, ~v};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g.comm()), "MPI_Allreduce");
+  if (h[1] != ~h[0]) throw shape_error(message);  // max(v) and max(~v) agree only if every v is the same
+}
+// FNV-1a over a sequence of integers.
+struct value_hash {
   unsigned long long h = 1469598103934665603ULL;
-  const auto mix = [&h](long long v) {
+  void mix(long long v) {
     h ^= static_cast<unsigned long long>(v);
     h *= 1099511628211ULL;
-  };
-  for (long long x : m.dims()) mix(x);
-  for (long long x : m.machine()) mix(x);
-  for (std::size_t d = 0; d < m.dims().size(); ++d) {
-    mix(-1);
-    for (long long x : m.splits(d)) mix(x);
   }
-  return h;
+};
+
+template <class D>
+unsigned long long map_hash(const distribution_map<D>& m) {
+  value_hash h;
+  for (long long x : m.dims()) h.mix(x);
+  for (long long x : m.machine()) h.mix(x);
+  for (std::size_t d = 0; d < m.dims().size(); ++d) {
+    h.mix(-1);
+    for (long long x : m.splits(d)) h.mix(x);
+  }
+  return h.h;
 }
 
 // Throws on every rank unless every rank holds the same map.
 template <class D>
 void agree_on_map(const machine_grid& g, const distribution_map<D>& m, const char* fn) {
-  unsigned long long h[2] = {map_hash(m), 0};
-  h[1] = ~h[0];
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, h, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, g.comm()), "MPI_Allreduce");
-  if (h[1] != ~h[0])  // max(h) and max(~h) agree only if every rank's h is the same
-    throw shape_error(std::string("tensorlev::dist::") + fn + ": the ranks passed different distribution maps "
-                      "(extents or split points differ; set the same splits on every rank)");
+  agree_on_value(g, map_hash(m),
+                 std::string("tensorlev::dist::") + fn + ": the ranks passed different distribution maps "
+                 "(extents or split points differ; set the same splits on every rank)");
 }
 }  // namespace detail
 
