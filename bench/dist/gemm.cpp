@@ -1,7 +1,9 @@
 // Distributed dense C = A B on a 2D grid of ranks (run with mpirun -n 4):
 // tensorlev's SUMMA and Cannon kernels, the SUMMA and Cannon schedules
-// (dist/schedule.hpp), and ScaLAPACK's pdgemm with one block per process
-// (the same layout), all with the same BLAS for the local products.
+// (dist/schedule.hpp), SUMMA as a statement schedule (dist/compute.hpp:
+// compute<"ij", "ik", "kj"> with k divided), and ScaLAPACK's pdgemm with
+// one block per process (the same layout), all with the same BLAS for the
+// local products.
 // Names: dist_gemm/<impl>/<n>. Every implementation's C is checked
 // against ScaLAPACK's before timing.
 #include <algorithm>
@@ -107,7 +109,7 @@ struct problem {
   }
 };
 
-enum class impl { summa, cannon, summa_schedule, cannon_schedule, scalapack };
+enum class impl { summa, cannon, summa_schedule, cannon_schedule, summa_statement, scalapack };
 
 void run(benchmark::State& state, impl which) {
   problem p(static_cast<int>(state.range(0)));
@@ -122,6 +124,10 @@ void run(benchmark::State& state, impl which) {
       case impl::cannon: p.zero_c(); td::cannon(*p.C, *p.A, *p.B); break;
       case impl::summa_schedule: td::matmul(*p.C, *p.A, *p.B, td::matmul_schedule::summa()); break;
       case impl::cannon_schedule: td::matmul(*p.C, *p.A, *p.B, td::matmul_schedule::cannon(p.grid.dims()[0])); break;
+      case impl::summa_statement:
+        td::compute<"ij", "ik", "kj">(*p.C, td::statement_schedule().distribute("ij").divide('k', p.grid.dims()[1]),
+                                      *p.A, *p.B);
+        break;
       case impl::scalapack: p.scalapack(); break;
     }
   };
@@ -150,6 +156,7 @@ int main(int argc, char** argv) {
   for (auto [name, which] : {std::pair{"dist_gemm/summa", impl::summa}, {"dist_gemm/cannon", impl::cannon},
                              {"dist_gemm/summa_schedule", impl::summa_schedule},
                              {"dist_gemm/cannon_schedule", impl::cannon_schedule},
+                             {"dist_gemm/summa_statement", impl::summa_statement},
                              {"dist_gemm/scalapack", impl::scalapack}})
     benchmark::RegisterBenchmark(name, run, which)->Apply(args);
   tlbench::run_all(argc, argv);

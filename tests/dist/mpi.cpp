@@ -607,6 +607,19 @@ TEST(DistKernels, HigherOrder) {
   }
 }
 
+// Statements whose leaf is a matrix product of the fetched boxes (GEMM,
+// TTM, TTV, matrix-vector, outer product), and some that are not.
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ij", "ik", "kj">() == 1);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ijl", "ijk", "kl">() == 2);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ij", "ijk", "k">() == 2);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"i", "ij", "j">() == 1);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ij", "i", "j">() == 1);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"j", "k", "kj">() == 0);
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"il", "ijk", "jl", "kl">() == -1);  // three inputs
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ij", "kj", "ik">() == -1);          // B A
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ji", "ik", "kj">() == -1);          // transposed output
+static_assert(tensorlev::dist::detail::gemm_rows_vars<"ik", "ik", "k">() == -1);           // not summed
+
 // Any dense statement as a schedule (compute / reduce): the DISTAL §7.2
 // schedules move nothing when the data sits where the schedule computes,
 // the same statements in other distributions move what each block reads,

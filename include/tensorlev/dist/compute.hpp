@@ -37,7 +37,11 @@
 /// match the schedule nothing moves (TTV, TTM and innerprod in §7.2), and
 /// when they do not the schedule moves what each block reads. Fetches are
 /// counted as all-to-all traffic (point-to-point messages) and partial
-/// outputs as reductions (`comm_stats`). The matrix product's own schedule
+/// outputs as reductions (`comm_stats`). A statement that is a matrix
+/// product of its boxes (C = A B, TTM, TTV, matrix-vector: out = P Q,
+/// first input P R, second R Q) runs its leaf as one gemm (BLAS when
+/// linked, DISTAL §7.2.1); others run the generated kernel of the
+/// statement. The matrix product's own schedule
 /// (`matmul`, schedule.hpp) adds reorder, reuses the panel fetched at the
 /// previous step (systolic shifts) and runs axis broadcasts as such.
 ///
@@ -48,6 +52,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -548,9 +553,10 @@ struct names_tag {
 
 // For each step: fetches the inputs' boxes (in order, on every rank: per
 // step for an input that reads the divided variable, else once), and
-// calls run(product, ranges) on the ranks that run the step, with the
-// product of the inputs' accesses over the step's boxes in local
-// coordinates and the step's variable ranges.
+// calls run(product, ranges, spans) on the ranks that run the step, with
+// the product of the inputs' accesses over the step's boxes in local
+// coordinates, the step's variable ranges and the inputs' step boxes
+// (row-major).
 template <fixed_string... In, class Run, class... T>
 void stepped_products(const statement_plan& pl, const statement_schedule& s, std::size_t me, Run&& run,
                       const T&... in) {
@@ -599,12 +605,43 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
       (fetch(t, std::get<t>(ins)), ...);
       if (!pl.runs_step(me, step)) return;
       const auto rg = pl.at_step(me, step);
+      const std::array<std::span<const V>, n> spans{slice(t, statement_plan::project(ix[t], rg))...};
       run((access_of<std::tuple_element_t<t, names>::value>(
                dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
-                   statement_plan::project(ix[t], rg), slice(t, statement_plan::project(ix[t], rg)))) *
+                   statement_plan::project(ix[t], rg), spans[t])) *
            ...),
-          rg);
+          rg, spans);
     }(std::make_index_sequence<n>{});
+  }
+}
+
+// A statement of the form Out = P Q, In0 = P R, In1 = R Q (P, Q, R
+// strings of distinct variables, R summed) is a matrix product of row-major
+// boxes: rows = the extents of P, columns Q, inner R. Returns |P| (0 is
+// allowed), or -1 when the statement has another shape.
+template <fixed_string Out, fixed_string... In>
+consteval int gemm_rows_vars() {
+  if constexpr (sizeof...(In) != 2) {
+    return -1;
+  } else {
+    constexpr std::string_view in[2] = {In.view()...};
+    constexpr std::string_view out = Out.view();
+    for (std::size_t np = 0; np <= out.size(); ++np) {
+      const std::size_t nq = out.size() - np;
+      if (in[0].size() < np || in[1].size() < nq || in[0].size() - np != in[1].size() - nq) continue;
+      const std::size_t nr = in[0].size() - np;
+      bool ok = in[0].substr(0, np) == out.substr(0, np) && in[1].substr(nr) == out.substr(np) &&
+                in[0].substr(np) == in[1].substr(0, nr);
+      const std::string_view all[3] = {out, in[0].substr(np), {}};
+      for (std::size_t a = 0; a < all[0].size() + all[1].size() && ok; ++a)
+        for (std::size_t b = 0; b < a && ok; ++b) {
+          const char ca = a < all[0].size() ? all[0][a] : all[1][a - all[0].size()];
+          const char cb = b < all[0].size() ? all[0][b] : all[1][b - all[0].size()];
+          ok = ca != cb;
+        }
+      if (ok) return static_cast<int>(np);
+    }
+    return -1;
   }
 }
 
@@ -660,14 +697,40 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
   std::vector<V> step_out;
   detail::stepped_products<In...>(
       pl, s, me,
-      [&](const auto& product, const detail::statement_plan::ranges& rg) {
+      [&](const auto& product, const detail::statement_plan::ranges& rg, const auto& spans) {
         const detail::boxn sb = detail::statement_plan::project(out_ix, rg);
+        // The leaf: a matrix product of the boxes (BLAS when linked) when
+        // the statement has that shape (GEMM, TTM, TTV), else the
+        // generated kernel of the statement.
+        const auto leaf = [&](std::span<V> dst) {
+          constexpr int np = detail::gemm_rows_vars<Out, In...>();
+          if constexpr (np >= 0) {
+            long long ext[3] = {1, 1, 1};  // rows, inner, columns
+            constexpr std::string_view o = Out.view();
+            constexpr std::string_view a = std::get<0>(std::tuple{In.view()...});
+            for (std::size_t q = 0; q < o.size(); ++q) {
+              const auto& r = rg[pl.vars.find(o[q])];
+              ext[q < static_cast<std::size_t>(np) ? 0 : 2] *= r[1] - r[0];
+            }
+            for (std::size_t q = static_cast<std::size_t>(np); q < a.size(); ++q) {
+              const auto& r = rg[pl.vars.find(a[q])];
+              ext[1] *= r[1] - r[0];
+            }
+            constexpr long long imax = std::numeric_limits<I>::max();
+            if (ext[0] <= imax && ext[1] <= imax && ext[2] <= imax) {
+              detail::gemm_add<V, I>(static_cast<I>(ext[0]), static_cast<I>(ext[1]), static_cast<I>(ext[2]), spans[0],
+                                     spans[1], dst, ex);
+              return;
+            }
+          }
+          compute_add(ex, detail::access_of<Out>(view_over(sb, dst)), product);
+        };
         if (sb == part[me]) {  // the step writes all of the partial (the divided variable is summed)
-          compute_add(ex, detail::access_of<Out>(view_over(sb, std::span<V>(partial))), product);
+          leaf(std::span<V>(partial));
           return;
         }
         step_out.assign(static_cast<std::size_t>(sb.size()), V{});
-        compute_add(ex, detail::access_of<Out>(view_over(sb, std::span<V>(step_out))), product);
+        leaf(std::span<V>(step_out));
         detail::for_each_run(sb, part[me], sb, [&](long long of, long long ot, long long len) {
           for (long long q = 0; q < len; ++q)
             partial[static_cast<std::size_t>(ot + q)] += step_out[static_cast<std::size_t>(of + q)];
@@ -731,7 +794,7 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
   V v{};
   detail::stepped_products<In...>(
       pl, s, static_cast<std::size_t>(g.rank()),
-      [&](const auto& product, const detail::statement_plan::ranges&) {
+      [&](const auto& product, const detail::statement_plan::ranges&, const auto&) {
         scalar<V> sc;
         tensorlev::compute(ex, sc(), product);
         v += sc.value();
