@@ -828,6 +828,10 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     poison(cA);
     compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk").divide('j', 2).rotate("k"), cB, cC, cD);
     expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, j in 2 rotated steps " + what);
+    // A generated leaf (three inputs) with an output variable in steps.
+    poison(cA);
+    compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk").split('l', 2), cB, cC, cD);
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, l in steps of 2 " + what);
     EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("ij").divide('k', 2), tB, tB2)), ip_want.value())
         << "innerprod, k in 2 steps " << what;
   }

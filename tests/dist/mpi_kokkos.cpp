@@ -91,19 +91,21 @@ TEST(DistKokkos, KernelsRunOnTheExecutorInsideEachRank) {
   std::fill(dPQ.local().values().begin(), dPQ.local().values().end(), -1.0);
   matmul(dPQ, dP, dQ, matmul_schedule::summa().blas(false), ex);
   expect_gathered<dense_row_major>(dPQ, pq, "SUMMA schedule on Kokkos");
-  // TTV as a statement schedule on the executor.
+  // A statement schedule whose leaf is the generated kernel (three
+  // inputs: not a matrix product, so not BLAS) on the executor.
   const auto B = random_tensor<dense_tensor<3>>({9, 7, 5}, 1.0, 5);
   const auto c = random_tensor<dense_vector>({5}, 1.0, 6);
-  tensor<double, dense_row_major> ttv({9, 7});
-  ttv(i, j) = B(i, j, k) * c(k);
+  tensor<double, dense_row_major> want({9, 7});
+  want(i, j) = B(i, j, k) * c(k) * c(k);
   const auto dB = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xy">>({9, 7, 5}, plane.extents()),
                                               p0 ? &B : nullptr);
   const auto dc = distribute<dense_vector>(plane, distribution_map<distribution<"x->**">>({5}, plane.extents()),
                                            p0 ? &c : nullptr);
-  auto dT = distribute<dense_row_major>(plane, distribution_map<tiles>({9, 7}, plane.extents()), p0 ? &ttv : nullptr);
+  auto dT = distribute<dense_row_major>(plane, distribution_map<tiles>({9, 7}, plane.extents()), p0 ? &want : nullptr);
   std::fill(dT.local().values().begin(), dT.local().values().end(), -1.0);
-  compute<"ij", "ijk", "k">(ex, dT, statement_schedule().distribute("ij"), dB, dc);
-  expect_gathered<dense_row_major>(dT, ttv, "TTV statement on Kokkos");
+  static_assert(tensorlev::dist::detail::gemm_rows_vars<"ij", "ijk", "k", "k">() < 0);
+  compute<"ij", "ijk", "k", "k">(ex, dT, statement_schedule().distribute("ij").divide('k', 2), dB, dc, dc);
+  expect_gathered<dense_row_major>(dT, want, "statement on Kokkos");
 }
 }  // namespace
 
