@@ -67,8 +67,6 @@ std::string check_map(const machine_grid& g, const distribution_map<D>& m, const
   return {};
 }
 
-// A hash of a map's extents and split points, to check that every rank
-// passed the same one.
 // Throws shape_error(message) on every rank unless every rank passed the
 // same value (collective).
 inline void agree_on_value(const machine_grid& g, unsigned long long v, const std::string& message) {
@@ -85,6 +83,8 @@ struct value_hash {
   }
 };
 
+// A hash of a map's extents and split points, to check that every rank
+// passed the same one.
 template <class D>
 unsigned long long map_hash(const distribution_map<D>& m) {
   value_hash h;
