@@ -817,6 +817,10 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").split('k', 2).rotate("i"), dP, dQ);
     expect_piece(dPQ, pq, "split k, rotated by i " + what);
+    // A huge step count: at most one step per index (no empty steps).
+    poison(dPQ);
+    compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', 1LL << 40), dP, dQ);
+    expect_piece(dPQ, pq, "k in 2^40 steps " + what);
     // Steps over an output variable (each step writes its slice), over a
     // summed one (steps accumulate), and in a reduction.
     poison(mA);
@@ -992,6 +996,7 @@ TEST(DistSchedules, MatmulFamily) {
     }
     (void)run(dC, dA, dB, matmul_schedule().distribute("ij").split(2).communicate('A', 'i'), "split, A once");
     (void)run(dC, dA, dB, matmul_schedule().distribute("ji").divide(3).rotate("j"), "distribute ji");
+    (void)run(dC, dA, dB, matmul_schedule().distribute("ij").divide(1LL << 40).rotate("ij"), "2^40 steps");
     // reorder: the local loop order changes messages and the leaf's loop
     // order, never the result.
     {

@@ -21,7 +21,7 @@
 ///   distributed output variables give owner-computes, a distributed
 ///   summed variable a distributed reduction.
 /// - `divide(v, n)` / `split(v, chunk)`: the rank's range of v runs as n
-///   sequential steps (or steps of `chunk` indices). Inputs that read v are
+///   sequential steps (at most one per index), or steps of `chunk` indices. Inputs that read v are
 ///   fetched one step's slice at a time (communicate under the step loop);
 ///   the others once.
 /// - `rotate(vars)`: step t runs the rank's step (t + its coordinates on
@@ -517,8 +517,10 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
     } else {
       const auto rg = pl.range[ur][pl.step_var];
       if (s.parts() > 0) {
-        for (long long q = 0; q < s.parts(); ++q) {
-          const auto b = block_bounds(rg[1] - rg[0], s.parts(), q);
+        // No more steps than indices (a huge n would only add empty steps).
+        const long long parts = std::max(1LL, std::min(s.parts(), rg[1] - rg[0]));
+        for (long long q = 0; q < parts; ++q) {
+          const auto b = block_bounds(rg[1] - rg[0], parts, q);
           st.push_back({rg[0] + b[0], rg[0] + b[1]});
         }
       } else {

@@ -18,7 +18,7 @@
 ///   when i and j are distributed; distributing k makes every k block a
 ///   partial product, summed into C at the end: a distributed reduction).
 /// - `divide(n)` / `split(chunk)`: the rank's k range runs as n sequential
-///   steps (or steps of `chunk` indices).
+///   steps (at most one per index), or steps of `chunk` indices.
 /// - `rotate("ij")`: step t runs k block (t + sum of the rank's coordinates
 ///   of the named variables) mod steps (DISTAL's rotate: broadcasts become
 ///   systolic shifts).
@@ -496,8 +496,10 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     const auto kr = range('k', c);
     std::vector<std::array<long long, 2>> st;
     if (s.parts() > 0) {
-      for (long long t = 0; t < s.parts(); ++t) {
-        const auto b = block_bounds(kr[1] - kr[0], s.parts(), t);
+      // No more steps than indices (a huge n would only add empty steps).
+      const long long parts = std::max(1LL, std::min(s.parts(), kr[1] - kr[0]));
+      for (long long t = 0; t < parts; ++t) {
+        const auto b = block_bounds(kr[1] - kr[0], parts, t);
         st.push_back({kr[0] + b[0], kr[0] + b[1]});
       }
     } else if (s.chunk() > 0) {
