@@ -587,6 +587,11 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
         if (node_parent[order(j)] == node_parent[order(j - 1)])
           throw shape_error(where + " is branchless, but parent position " + std::to_string(node_parent[order(j)]) +
                             " has several children: the data does not fit this format");
+      // A padding child needs a coordinate inside the level's extent.
+      if (static_cast<std::size_t>(parent_size) > count && lvl.dimension() == 0)
+        throw shape_error(where + " is branchless and must pad " + std::to_string(parent_size - static_cast<I>(count)) +
+                          " parent positions with a child, but its dimension has extent 0 (no coordinate to pad "
+                          "with): this format cannot hold a tensor with that empty dimension");
       size = parent_size;
       lvl.append_init(parent_size, size);
       std::size_t j = 0;

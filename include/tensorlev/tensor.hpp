@@ -43,6 +43,26 @@ struct all_full_locatable<std::tuple<L...>> {
         std::constructible_from<L, const level_shape<typename L::index_type>&>) &&
        ...);
 };
+
+// Levels that share another level's arrays (array-of-structs COO) define
+// link(up), where up(integral_constant<n>) is the level n above; it is
+// called whenever the levels are placed (a tensor's, or the levels a
+// generated kernel assembles).
+template <class... L>
+void link_levels(std::tuple<L...>& levels) {
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (
+        [&] {
+          auto& l = std::get<K>(levels);
+          auto up = [&]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
+            static_assert(U <= K, "tensorlev: a level can link only to levels above it");
+            return std::get<K - U>(levels);
+          };
+          if constexpr (requires { l.link(up); }) l.link(up);
+        }(),
+        ...);
+  }(std::index_sequence_for<L...>{});
+}
 }  // namespace detail
 
 /// An owning tensor of value type V stored in format F with index type I.
@@ -144,21 +164,8 @@ class tensor {
   }
 
  private:
-  // Levels that share another level's arrays (array-of-structs COO) define
-  // link(up), where up(integral_constant<n>) is the level n above; it is
-  // called whenever the levels are placed.
-  void relink() {
-    [this]<std::size_t... K>(std::index_sequence<K...>) { (link_level<K>(), ...); }(std::make_index_sequence<num_levels>{});
-  }
-  template <std::size_t K>
-  void link_level() {
-    auto& l = std::get<K>(levels_);
-    auto up = [this]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
-      static_assert(U <= K, "tensorlev: a level can link only to levels above it");
-      return std::get<K - U>(levels_);
-    };
-    if constexpr (requires { l.link(up); }) l.link(up);
-  }
+  // Shared arrays (array-of-structs COO): see detail::link_levels.
+  void relink() { detail::link_levels(levels_); }
 
   template <std::size_t... K>
   static level_tuple make_full_levels(const std::array<I, order>& dims, std::index_sequence<K...>) {

@@ -81,6 +81,16 @@ using add_to_coo = K<out<coo, 'i', 'j'>, add_expr<in<coo, 'i', 'j'>, in<coo, 'i'
 static_assert(add_to_coo::O.out == out_kind::assemble, "COO result: assembled in order (symbolic, numeric pass)");
 using ell_out = K<out<ell, 'i', 'j'>, add_expr<in<csr, 'i', 'j'>, in<csr, 'i', 'j'>>>;
 static_assert(ell_out::O.out == out_kind::stream, "derived maps (ELL): sorted stream packed");
+// The output's derived levels bind no loop variables: only i and j are
+// loops (the output's slot, diagonal or blocks used to become reduction
+// loops over an unset extent, and ELL/DIA/BCSR/CSB results were all zero).
+static_assert(ell_out::O.n == 2 && ell_out::O.vars[0] == 'i' && ell_out::O.vars[1] == 'j');
+using dia_out = K<out<dia, 'i', 'j'>, in<csr, 'i', 'j'>>;
+static_assert(dia_out::O.out == out_kind::stream && dia_out::O.n == 2);
+using bcsr_out = K<out<bcsr<2>, 'i', 'j'>, in<csr, 'i', 'j'>>;
+static_assert(bcsr_out::O.out == out_kind::stream && bcsr_out::O.n == 2);
+using csb_out = K<out<csb<2>, 'i', 'j'>, in<csr, 'i', 'j'>>;
+static_assert(csb_out::O.out == out_kind::stream && csb_out::O.n == 2);
 using dot = K<tensorlev::access<scalar<double>>, mul_expr<in<sparse_vector, 'i'>, in<dense_vector, 'i'>>>;
 static_assert(dot::O.out == out_kind::scalar);
 using hash_out = K<out<hash_vector, 'i'>, mul_expr<in<csr, 'i', 'j'>, in<dense_vector, 'j'>>>;

@@ -301,15 +301,18 @@ constexpr stmt_desc describe() {
   for (std::size_t a = 0; a < d.nacc; ++a)
     for (std::size_t x = 0; x < d.acc[a].order; ++x) add_var(d, d.acc[a].vars[x]);
   // Private variables of derived levels, and the logical variables that
-  // block pairs compute.
+  // block pairs compute. Not for the output: an output with derived levels
+  // (ELL, DIA, BCSR, CSB) is streamed as logical coordinates and packed, so
+  // its slots, diagonals and blocks are no loops of the statement (as loop
+  // variables they were summed over as if they were reductions).
   char next_private = 1;
-  for (std::size_t a = 0; a < d.nacc; ++a)
+  for (std::size_t a = 1; a < d.nacc; ++a)
     for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
       if (d.acc[a].lev[k].map != map_kind::mode) {
         d.acc[a].lev[k].var = next_private++;
         add_var(d, d.acc[a].lev[k].var);
       }
-  for (std::size_t a = 0; a < d.nacc; ++a)
+  for (std::size_t a = 1; a < d.nacc; ++a)
     for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
       level_desc& l = d.acc[a].lev[k];
       if (l.map != map_kind::block_inner) continue;

@@ -1669,6 +1669,9 @@ struct kernel {
       [&]<std::size_t... K>(std::index_sequence<K...>) {
         (std::get<out_prefix + K>(lv).append_init(parent_size(out_prefix + K), counted.cnt[out_prefix + K]), ...);
       }(std::make_index_sequence<L - out_prefix>{});
+      // Levels sharing an array (AoS COO's lanes) point into it now: the
+      // head reserved its exact count, so appending never moves it.
+      detail::link_levels(lv);
       std::vector<V> vals;
       vals.reserve(static_cast<std::size_t>(counted.cnt[L - 1]));
       st.out_vals = &vals;
@@ -1711,13 +1714,26 @@ struct kernel {
 // and runs one fused loop nest per group (the first assigns, the others
 // accumulate). Statements whose terms agree run as one loop nest.
 
+// A negation distributes over the terms below it: `-(B(i,j)*c(j) + d(i))`
+// is the terms -B*c and -d, so d is not summed over j.
+template <class Terms>
+auto negate_terms(const Terms& ts) {
+  return std::apply([](const auto&... t) { return std::make_tuple(neg_expr<std::remove_cvref_t<decltype(t)>>{t}...); },
+                    ts);
+}
+
 template <class E>
 auto top_terms(const E& e) {
   using NT = node_traits<E>;
   if constexpr (NT::kind == node_kind::add) {
     return std::tuple_cat(top_terms(e.l), top_terms(e.r));
   } else if constexpr (NT::kind == node_kind::sub) {
-    return std::tuple_cat(top_terms(e.l), std::apply([](const auto&... t) { return std::make_tuple(neg_expr<std::remove_cvref_t<decltype(t)>>{t}...); }, top_terms(e.r)));
+    return std::tuple_cat(top_terms(e.l), negate_terms(top_terms(e.r)));
+  } else if constexpr (NT::kind == node_kind::neg) {
+    if constexpr (std::tuple_size_v<decltype(top_terms(e.e))> == 1)
+      return std::make_tuple(e);
+    else
+      return negate_terms(top_terms(e.e));
   } else {
     return std::make_tuple(e);
   }
