@@ -108,6 +108,9 @@ def gen_statement(rng):
             return ["n", tree(depth - 1)]
         return [op, tree(depth - 1), tree(depth - 1)]
 
+    # Run on the chunked executor (the parallel code paths, chunks out of
+    # order on one thread) or serially.
+    spec["exec"] = "chunked" if rng.random() < 0.4 else "serial"
     spec["tree"] = tree(rng.choice([1, 2, 2, 3]))
     if not has_access(spec["tree"]):
         spec["tree"] = ["*", spec["tree"], access()]
@@ -216,7 +219,8 @@ def text(spec):
     lhs = "O(" + ", ".join(spec["out_vars"]) + ")"
     fmts = [f"O: {spec['out_fmt']}"] + [f"{'S' if o['order'] == 0 else 'T'}{k}: {o['fmt']}"
                                          for k, o in sorted(spec["ops"].items())]
-    return f"{lhs} {'+=' if spec['acc'] else '='} {cxx_expr(spec['tree'])}   [{'; '.join(fmts)}]"
+    on = " on the chunked executor" if spec.get("exec") == "chunked" else ""
+    return f"{lhs} {'+=' if spec['acc'] else '='} {cxx_expr(spec['tree'])}   [{'; '.join(fmts)}]{on}"
 
 
 def cxx_case(cid, spec):
@@ -241,7 +245,11 @@ def cxx_case(cid, spec):
     else:
         lines.append("      auto O = R.scalar_output();")
         lhs = "O()"
-    lines.append(f"      {lhs} {'+=' if spec['acc'] else '='} {cxx_expr(spec['tree'])};")
+    if spec.get("exec") == "chunked":
+        fn = "compute_add" if spec["acc"] else "compute"
+        lines.append(f"      tensorlev::{fn}(tensorlev::chunked_serial_executor{{}}, {lhs}, {cxx_expr(spec['tree'])});")
+    else:
+        lines.append(f"      {lhs} {'+=' if spec['acc'] else '='} {cxx_expr(spec['tree'])};")
     lines.append(f"      R.check(O, {'true' if spec['acc'] else 'false'});")
     lines += ["    } catch (const std::exception& e) {", "      R.error(e);", "    }", "  }", "}"]
     return lines
@@ -455,6 +463,11 @@ def candidates(spec):
             for c in t[1:]:
                 if has_access(c):
                     out.append(replaced(path, c))
+    if spec.get("exec") == "chunked":
+        s = json.loads(json.dumps(spec))
+        s["exec"] = "serial"
+        s["ops"] = {int(k): v for k, v in s["ops"].items()}
+        out.append(s)
     if spec["acc"]:
         s = json.loads(json.dumps(spec))
         s["acc"] = False
