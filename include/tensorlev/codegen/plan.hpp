@@ -784,9 +784,14 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
     if (p.merged[s] >= 0 && p.it[p.merged[s]].coord && d.acc[p.it[p.merged[s]].acc].lev[p.it[p.merged[s]].lev].full)
       full_slots |= std::uint32_t{1} << s;
   const std::uint32_t universe_bit = p.universe ? std::uint32_t{1} << (p.nm - 1) : 0U;
+  // A full driver (a dense level, or the universe counter) sits at every
+  // coordinate, so every case that occurs includes it: it is added to each
+  // point rather than the points without it dropped. (Dropped, a driver
+  // that only a zero term reads, as in `T1(j,i) + T3(k)*T4(j)` with T4
+  // missing, left no point, and the loop emitted nothing for T1.)
   for (std::size_t i = 0; i < lat.n; ++i) {
-    std::uint32_t m = lat.pts[i] | universe_bit;
-    if ((m & full_slots) != full_slots || m == 0) continue;
+    const std::uint32_t m = lat.pts[i] | universe_bit | full_slots;
+    if (m == 0) continue;
     bool dup = false;
     for (std::size_t j = 0; j < p.np; ++j) dup = dup || p.pts[j] == m;
     if (!dup) p.pts[p.np++] = m;
