@@ -170,7 +170,8 @@ TEST(Levels, ArraysOfASmallCsrAreTheTextbookOnes) {
   v.push_back({7}, 1.0);
   v.push_back({3}, 2.0);
   const auto h = pack<hash_vector>(v);
-  EXPECT_EQ(h.level<0>().buckets(), 4);  // bit_ceil(2 * 2)
+  EXPECT_EQ(h.level<0>().buckets(0), 4);  // bit_ceil(2 * 2)
+  EXPECT_EQ(h.level<0>().seg(), (std::vector<int>{0, 4}));
   EXPECT_EQ(h.stored(), 4u);
 }
 
