@@ -94,6 +94,9 @@ struct level_shape {
   I sibling_extent = 0;            ///< extent of the next level (range needs it as M)
   std::size_t max_children = 0;    ///< most children of one parent position in the data
   std::span<const I> offsets = {}; ///< diagonal offsets when the format has a `diagonal` map
+  /// children of each parent position in the data (parent_size entries;
+  /// given to insertable levels, hashed sizes each parent's buckets by it)
+  std::span<const I> children = {};
 };
 
 /// Options for levels whose ordered/unique properties are configurable

@@ -802,6 +802,12 @@ template <format_type F, class V, index_type I>
     shape.sibling_extent = K + 1 < L ? sorted.extents[K + 1 < L ? K + 1 : K] : I(0);
     shape.max_children = nodes.max_children;
     shape.offsets = std::span<const I>(sorted.offsets);
+    std::vector<I> children;  // per parent position, for levels that insert (hashed sizes by it)
+    if constexpr (insertable_level<Lk>) {
+      children.assign(static_cast<std::size_t>(parent_size), I(0));
+      for (const I q : nodes.parent) ++children[static_cast<std::size_t>(q)];
+      shape.children = std::span<const I>(children);
+    }
     Lk& lvl = std::get<K>(opt_levels).emplace(shape);
     auto up = [&]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
       static_assert(U <= K, "tensorlev: a level can link only to levels above it");

@@ -246,13 +246,59 @@ TEST(CodegenSparseOut, InsertIntoHashedOutputs) {
     HR C = pack<hash_rows>(coordinate_list<double, int>({40, 40}));
     C(i, j) = A.t(i, k) * A.t(k, j);
     const HR repacked = pack<hash_rows>(to_coordinate_list(C));
-    EXPECT_EQ(C.level<1>().buckets(), repacked.level<1>().buckets());
+    EXPECT_EQ(C.level<1>().seg(), repacked.level<1>().seg());
   }
   tensor<double, csr> A = pack<csr>(coordinate_list<double, int>({2, 2}));
   HR C = pack<hash_rows>(coordinate_list<double, int>({2, 2}));
   const std::string s = loop_nest(C(i, j), A(i, k) * A(k, j), {"C", "A", "B"});
   EXPECT_NE(s.find("output: insert"), std::string::npos) << s;
   EXPECT_NE(s.find("C_insert(i, j)"), std::string::npos) << s;
+  EXPECT_EQ(bad, 0u);
+}
+
+// Issue 15, item 6: an inserted hashed output sizes each row by that row's
+// count, so one long row does not widen every other row (and empty rows
+// take no buckets); hashed operands with empty rows are located safely.
+TEST(CodegenSparseOut, SkewedHashRowsOutputsAreSizedPerRow) {
+  using HR = tensor<double, hash_rows>;
+  constexpr int m = 1000, n = 1000, long_row = 321;
+  // Row r holds (r % 3 + shift) % 3 entries (600 in the long row), columns
+  // 7r + stride * k; a dense reference alongside.
+  auto skewed = [&](int shift, int stride, std::vector<double>& d) {
+    coordinate_list<double, int> l({m, n});
+    d.assign(static_cast<std::size_t>(m) * n, 0.0);
+    for (int r = 0; r < m; ++r) {
+      const int len = r == long_row ? 600 : (r + shift) % 3;
+      for (int k = 0; k < len; ++k) {
+        const int c = (r * 7 + k * stride) % n;
+        const double v = 1 + (r + k + shift) % 5;
+        l.push_back({r, c}, v);
+        d[static_cast<std::size_t>(r) * n + static_cast<std::size_t>(c)] += v;
+      }
+    }
+    return l;
+  };
+  std::vector<double> da, db;
+  const auto A = pack<csr>(skewed(0, 1, da));
+  const auto B = pack<hash_rows>(skewed(2, 3, db));
+  std::size_t bad = 0;
+  HR C = pack<hash_rows>(coordinate_list<double, int>({m, n}));
+  C(i, j) = A(i, j) + B(i, j);
+  std::vector<double> ref(da.size());
+  std::size_t pattern = 0;
+  for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = da[x] + db[x], pattern += da[x] != 0 || db[x] != 0;
+  bad += mismatches(C, ref, "CSR + hash rows -> hash rows");
+  EXPECT_EQ(components(C), pattern);
+  const auto as_csr = pack<csr>(to_coordinate_list(C));
+  EXPECT_LE(C.storage_bytes(), 4 * as_csr.storage_bytes())
+      << "hash rows " << C.storage_bytes() << " B, CSR " << as_csr.storage_bytes() << " B";
+  C(i, j) += B(i, j);
+  for (std::size_t x = 0; x < ref.size(); ++x) ref[x] += db[x];
+  bad += mismatches(C, ref, "C += hash rows");
+  HR P = pack<hash_rows>(coordinate_list<double, int>({m, n}));
+  P(i, j) = A(i, j) * B(i, j);
+  for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = da[x] * db[x];
+  bad += mismatches(P, ref, "CSR .* hash rows -> hash rows");
   EXPECT_EQ(bad, 0u);
 }
 

@@ -170,8 +170,77 @@ TEST(Levels, ArraysOfASmallCsrAreTheTextbookOnes) {
   v.push_back({7}, 1.0);
   v.push_back({3}, 2.0);
   const auto h = pack<hash_vector>(v);
-  EXPECT_EQ(h.level<0>().buckets(), 4);  // bit_ceil(2 * 2)
+  EXPECT_EQ(h.level<0>().buckets(0), 4);  // bit_ceil(2 * 2)
+  EXPECT_EQ(h.level<0>().seg(), (std::vector<int>{0, 4}));
   EXPECT_EQ(h.stored(), 4u);
+}
+
+// Issue 15, item 6: a hashed level sizes each parent's bucket segment by
+// that parent's own children, so one long row does not make every row as
+// long. 10,000 rows, one of 2,000 entries, the others 0, 1 or 2 entries:
+// with one width for all rows this took ~491 MB against CSR's ~184 KB.
+TEST(Levels, HashRowsStorageIsProportionalToTheNonzeros) {
+  constexpr int rows = 10000, cols = 10000, long_row = 4321, long_len = 2000;
+  coordinate_list<double> l({rows, cols});
+  for (int r = 0; r < rows; ++r) {
+    const int len = r == long_row ? long_len : r % 3;
+    for (int k = 0; k < len; ++k) l.push_back({r, (r * 7 + k * 5) % cols}, 1.0 + r + 0.5 * k);
+  }
+  const auto a = pack<csr>(l);
+  const auto h = pack<tltest::hash_rows>(l);
+  const std::size_t csr_bytes = a.storage_bytes(), hash_bytes = h.storage_bytes();
+  EXPECT_LE(hash_bytes, 4 * csr_bytes) << "hash rows " << hash_bytes << " B, CSR " << csr_bytes << " B";
+  // Every entry is found under its row, with CSR's value; absent ones are not.
+  const auto& cl = a.level<1>();
+  const auto& hl = h.level<1>();
+  std::size_t bad = 0, stored = 0;
+  for (int r = 0; r < rows; ++r) {
+    const int anc_coords[2] = {r, 0};
+    const ancestors<int> anc(anc_coords, 1);
+    const bounds<int> b = cl.pos_bounds(r);
+    stored += static_cast<std::size_t>(b.end - b.begin);
+    for (int p = b.begin; p < b.end; ++p) {
+      const located<int> f = hl.locate(r, anc, cl.crd()[static_cast<std::size_t>(p)]);
+      if (!f.found || h.values()[static_cast<std::size_t>(f.pos)] != a.values()[static_cast<std::size_t>(p)]) ++bad;
+    }
+    const int absent = (r * 7 + 1) % cols;  // the row holds (7r + 5k) % cols only
+    if (hl.locate(r, anc, absent).found) ++bad;
+  }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(tltest::components(h), stored);
+}
+
+// A parent without children has no buckets: locate says not found (and
+// reads nothing), insert refuses it; adopted segments are checked.
+TEST(Levels, HashedParentsWithoutBucketsAndAdoptedSegments) {
+  const std::vector<int> children{2, 0, 1};
+  hashed_level<int> h(level_shape<int>{10, 0, 2, {}, std::span<const int>(children)});
+  EXPECT_EQ(h.size(3), 4 + 0 + 2);
+  EXPECT_THROW((void)h.size(2), error);
+  h.insert_init(3, 6);
+  const int anc_coords[1] = {0};
+  const ancestors<int> anc(anc_coords, 0);
+  for (int c : {3, 9}) h.insert_coord(h.locate(0, anc, c).pos, c);
+  h.insert_coord(h.locate(2, anc, 9).pos, 9);
+  EXPECT_EQ(h.buckets(1), 0);
+  EXPECT_EQ(h.pos_bounds(1).begin, h.pos_bounds(1).end);
+  const located<int> none = h.locate(1, anc, 3);
+  EXPECT_FALSE(none.found);
+  EXPECT_THROW(h.insert_coord(none.pos, 3), error);
+  EXPECT_TRUE(h.locate(0, anc, 9).found && h.locate(2, anc, 9).found && !h.locate(2, anc, 3).found);
+  h.insert_coord(h.locate(2, anc, 5).pos, 5);  // parent 2's second bucket
+  const located<int> full = h.locate(2, anc, 7);
+  EXPECT_FALSE(full.found);
+  EXPECT_THROW(h.insert_coord(full.pos, 7), error);
+  EXPECT_EQ(h.bytes(), (4 + 6) * sizeof(int));  // seg and crd
+  // Adopted arrays: seg must start at 0, end at crd.size() and grow by 0
+  // or a power of two.
+  const hashed_level<int> a(10, {0, 2, 2, 3}, {4, -1, 7});
+  EXPECT_TRUE(a.locate(2, anc, 7).found && !a.locate(1, anc, 7).found);
+  EXPECT_THROW(hashed_level<int>(10, {0, 3}, {1, 2, -1}), error);
+  EXPECT_THROW(hashed_level<int>(10, {0, 2}, {1, 2, -1}), error);
+  EXPECT_THROW(hashed_level<int>(10, {1, 3}, {1, 2, -1}), error);
+  EXPECT_THROW(hashed_level<int>(10, {}, {}), error);
 }
 
 TEST(Tensors, CopyAndMoveKeepArrayOfStructsLinked) {

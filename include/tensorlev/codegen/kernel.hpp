@@ -1609,11 +1609,11 @@ struct kernel {
     } else if constexpr (inserting) {
       using T = op_t<0>;
       using F = typename T::format_type;
-      auto shape = [&](std::size_t k, std::size_t max_children) {
-        return level_shape<I>{o->dims()[F::maps[k].dim], 0, max_children, {}};
+      auto shape = [&](std::size_t k, std::size_t max_children, std::span<const I> children) {
+        return level_shape<I>{o->dims()[F::maps[k].dim], 0, max_children, {}, children};
       };
       out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return out_levels_t(std::tuple_element_t<K, out_levels_t>(shape(K, 0))...);
+        return out_levels_t(std::tuple_element_t<K, out_levels_t>(shape(K, 0, {}))...);
       }(std::make_index_sequence<T::num_levels>{});
       I parent_size = 1;
       [&]<std::size_t... K>(std::index_sequence<K...>) {
@@ -1633,10 +1633,10 @@ struct kernel {
       V unused{};
       loop<0, 0>(st, cs, unused);
       const I most = counts.empty() ? I(0) : *std::max_element(counts.begin(), counts.end());
-      // Numeric pass: the last level sized for the most children, then
-      // every value inserted.
+      // Numeric pass: the last level sized by each parent's count (hashed:
+      // its own buckets per parent), then every value inserted.
       using LL = std::tuple_element_t<out_last_level, out_levels_t>;
-      std::get<out_last_level>(lv) = LL(shape(out_last_level, static_cast<std::size_t>(most)));
+      std::get<out_last_level>(lv) = LL(shape(out_last_level, static_cast<std::size_t>(most), counts));
       const I size = std::get<out_last_level>(lv).size(parent_size);
       std::get<out_last_level>(lv).insert_init(parent_size, size);
       std::vector<V> vals(static_cast<std::size_t>(size), V{});

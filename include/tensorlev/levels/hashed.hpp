@@ -1,14 +1,21 @@
 #pragma once
 /// @file hashed.hpp
 /// Hashed level: the children of parent position p live in the bucket
-/// segment crd[p*W .. (p+1)*W), empty buckets hold -1; linear probing.
+/// segment crd[seg[p] .. seg[p+1]), empty buckets hold -1; linear probing
+/// within the segment, starting at a mixed hash of the coordinate.
 /// Capabilities (Table 1): coordinate position iteration, locate, insert.
 /// Properties: full and unique configurable; never ordered, not compact.
-/// `pack` picks W as the smallest power of two >= 2 * (most children of one
-/// parent), at least 1.
+/// Each parent has its own width: the smallest power of two >= 2 * (its
+/// children), 0 for a parent without children. So the level holds fewer
+/// than 4 buckets per child plus parent_size + 1 offsets, however skewed
+/// the rows (one global width, set by the longest row, made a matrix with
+/// one long row take hundreds of times its CSR size); every segment is at
+/// most half full, so locate probes O(1) buckets expected.
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -38,41 +45,59 @@ class hashed_level {
   static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
     const std::string L(l), A(a), B(b);
     switch (f) {
-      case level_fn::pos_begin: return A + " * " + L + "_W";
-      case level_fn::pos_end: return "(" + A + " + 1) * " + L + "_W";
+      case level_fn::pos_begin: return L + "_seg[" + A + "]";
+      case level_fn::pos_end: return L + "_seg[" + A + " + 1]";
       case level_fn::pos_access: return L + "_crd[" + A + "]";
-      case level_fn::locate: return "hash_probe(" + L + "_crd, " + A + " * " + L + "_W, " + B + ")";
+      case level_fn::locate:
+        return "hash_probe(" + L + "_crd, " + L + "_seg[" + A + "], " + L + "_seg[" + A + " + 1], " + B + ")";
       default: return L + ".?";
     }
   }
 
   hashed_level() = default;
+  /// Sized by `s.children` (children per parent position) when given;
+  /// otherwise every parent gets the width for `s.max_children` children.
   explicit hashed_level(const level_shape<I>& s)
-      : n_(s.extent),
-        w_(checked_index<I>(static_cast<long long>(std::bit_ceil(std::max<std::size_t>(1, 2 * s.max_children))),
-                            "hashed level: buckets per parent")) {}
-  /// Adopts a bucket array. @throws error unless w is a power of two and
-  /// crd.size() a multiple of w.
-  hashed_level(I n, I w, std::vector<I> crd) : n_(n), w_(w), crd_(std::move(crd)) {
-    if (w_ <= 0 || !std::has_single_bit(static_cast<std::make_unsigned_t<I>>(w_)) ||
-        crd_.size() % static_cast<std::size_t>(w_) != 0)
-      throw error("hashed level: the bucket count per parent must be a power of two dividing the array size");
+      : n_(s.extent), uniform_(s.max_children == 0 ? I(1) : width_for(s.max_children)) {
+    if (s.children.empty()) return;
+    seg_.reserve(s.children.size() + 1);
+    seg_.push_back(I(0));
+    for (const I c : s.children) push_segment(width_for(static_cast<std::size_t>(std::max(c, I(0)))));
+  }
+  /// Adopts segment offsets and a bucket array. @throws error unless seg
+  /// starts at 0, ends at crd.size() and every width seg[p+1] - seg[p] is
+  /// 0 or a power of two.
+  hashed_level(I n, std::vector<I> seg, std::vector<I> crd) : n_(n), seg_(std::move(seg)), crd_(std::move(crd)) {
+    bool ok = !seg_.empty() && seg_.front() == 0 && static_cast<std::size_t>(seg_.back()) == crd_.size();
+    for (std::size_t p = 1; p < seg_.size() && ok; ++p) {
+      const I w = seg_[p] - seg_[p - 1];
+      ok = w == 0 || (w > 0 && std::has_single_bit(static_cast<std::make_unsigned_t<I>>(w)));
+    }
+    if (!ok)
+      throw error(
+          "hashed level: segment offsets must start at 0, end at the bucket count and grow by 0 or a power of two");
   }
 
   [[nodiscard]] I dimension() const noexcept { return n_; }
-  [[nodiscard]] I buckets() const noexcept { return w_; }
+  /// Buckets of parent position ppos.
+  [[nodiscard]] I buckets(I ppos) const noexcept { return seg_[ppos + 1] - seg_[ppos]; }
+  /// Segment offsets: parent p owns buckets seg[p] .. seg[p+1].
+  [[nodiscard]] const std::vector<I>& seg() const noexcept { return seg_; }
 
-  [[nodiscard]] bounds<I> pos_bounds(I ppos) const noexcept { return {ppos * w_, (ppos + 1) * w_}; }
+  [[nodiscard]] bounds<I> pos_bounds(I ppos) const noexcept { return {seg_[ppos], seg_[ppos + 1]}; }
   [[nodiscard]] coordinate<I> pos_access(I p, ancestors<I>) const noexcept { return {crd_[p], crd_[p] != I(-1)}; }
 
   /// Position of coordinate i under ppos (found), or of the empty bucket
   /// where it would go (not found); if the segment is full and i is absent,
-  /// a position whose bucket holds another coordinate (not found).
+  /// a position whose bucket holds another coordinate (not found); if the
+  /// parent has no buckets, -1 (not found). insert_coord rejects the last two.
   [[nodiscard]] located<I> locate(I ppos, ancestors<I>, I i) const noexcept {
-    const I base = ppos * w_;
-    const I mask = w_ - 1;
-    I k = i & mask;
-    for (I tries = 0; tries < w_; ++tries) {
+    const I base = seg_[ppos];
+    const I w = seg_[ppos + 1] - base;
+    if (w == 0) return {I(-1), false};
+    const I mask = w - 1;
+    I k = hash(i) & mask;
+    for (I tries = 0; tries < w; ++tries) {
       const I c = crd_[base + k];
       if (c == i) return {base + k, true};
       if (c == I(-1)) return {base + k, false};
@@ -81,22 +106,62 @@ class hashed_level {
     return {base + k, false};
   }
 
-  [[nodiscard]] I size(I parent_size) const { return detail::checked_mul(parent_size, w_, "hashed level size"); }
-  void insert_init(I, I size) { crd_.assign(static_cast<std::size_t>(size), I(-1)); }
-  /// @throws error if position p already holds another coordinate (segment full).
+  /// @throws error if the level was sized for another number of parents.
+  [[nodiscard]] I size(I parent_size) const {
+    if (seg_.empty()) return detail::checked_mul(parent_size, uniform_, "hashed level size");
+    if (static_cast<std::size_t>(parent_size) + 1 != seg_.size())
+      throw error("hashed level: sized for " + std::to_string(seg_.size() - 1) + " parent positions, not " +
+                  std::to_string(parent_size));
+    return seg_.back();
+  }
+  void insert_init(I parent_size, I size) {
+    if (seg_.empty()) {  // one width for every parent
+      seg_.reserve(static_cast<std::size_t>(parent_size) + 1);
+      seg_.push_back(I(0));
+      for (I p = 0; p < parent_size; ++p) push_segment(uniform_);
+    }
+    crd_.assign(static_cast<std::size_t>(size), I(-1));
+  }
+  /// @throws error if position p holds another coordinate (segment full)
+  /// or is no bucket (a parent sized for no children).
   void insert_coord(I p, I i) {
-    if (crd_[p] != I(-1) && crd_[p] != i)
-      throw error("hashed level: bucket segment full, cannot insert coordinate " + std::to_string(i));
+    if (p < 0 || static_cast<std::size_t>(p) >= crd_.size() || (crd_[p] != I(-1) && crd_[p] != i))
+      throw error("hashed level: no free bucket under the parent for coordinate " + std::to_string(i) +
+                  " (the level was sized for fewer children)");
     crd_[p] = i;
   }
   void insert_finalize(I, I) noexcept {}
 
   [[nodiscard]] const std::vector<I>& crd() const noexcept { return crd_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return detail::vector_bytes(crd_); }
+  [[nodiscard]] std::size_t bytes() const noexcept { return detail::vector_bytes(seg_) + detail::vector_bytes(crd_); }
 
  private:
+  // Fibonacci hashing with the high half folded in: strided coordinates
+  // (every 8th column) still spread over a small segment.
+  [[nodiscard]] static I hash(I i) noexcept {
+    const std::uint64_t h = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull;
+    return static_cast<I>((h ^ (h >> 32)) & static_cast<std::uint64_t>(std::numeric_limits<I>::max()));
+  }
+  // Buckets for c children: bit_ceil(2c), 0 for none.
+  [[nodiscard]] static I width_for(std::size_t c) {
+    if (c == 0) return I(0);
+    const auto most = static_cast<std::size_t>(std::numeric_limits<I>::max());
+    if (c > most / 2 || std::bit_ceil(2 * c) > most)
+      throw overflow_error("hashed level: " + std::to_string(c) +
+                           " children of one parent need more buckets than the index type can count");
+    return static_cast<I>(std::bit_ceil(2 * c));
+  }
+  void push_segment(I w) {
+    I end{};
+    if (__builtin_add_overflow(seg_.back(), w, &end))
+      throw overflow_error("hashed level: the bucket count does not fit the index type (" +
+                           std::to_string(sizeof(I) * 8) + "-bit)");
+    seg_.push_back(end);
+  }
+
   I n_ = 0;
-  I w_ = 1;
+  I uniform_ = 1;
+  std::vector<I> seg_;  // empty until sized: then parent_size + 1 offsets
   std::vector<I> crd_;
 };
 
