@@ -248,8 +248,14 @@ constexpr bool append_feasible(const stmt_desc& d, const order_plan& o) {
   for (std::size_t a = 1; a < d.nacc; ++a)
     for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
       const level_desc& l = d.acc[a].lev[k];
+      // Every output variable, the dense prefix's too, must be enumerated
+      // in increasing order: entries are appended in visit order and the
+      // positions of the prefix's rows are a scan in row order (a hash
+      // vector driving the rows of a CSC result scrambled its columns).
+      bool out_var = false;
+      for (std::size_t x = 0; x < d.acc[0].order; ++x) out_var = out_var || d.acc[0].vars[x] == l.var;
+      if (out_var && !l.ordered && !(l.locatable && l.full)) return false;
       if (l.var != v) continue;
-      if (!l.ordered && !(l.locatable && l.full)) return false;
       if (!l.unique && k + 1 < d.acc[a].nlev &&
           !(d.acc[a].lev[k + 1].pos_iter && d.acc[a].lev[k + 1].compact && !d.acc[a].lev[k + 1].coord_iter))
         return false;
