@@ -137,8 +137,15 @@ struct result_tensor {
   coo_list<V> entries;        ///< sparse: stored components
 };
 
+/// Reports the phase a format is in ("packing", "running the kernel") as it
+/// starts; tl-explore prints it on stderr.
+using progress_fn = void (*)(const void* ctx, const char* phase);
+
 struct run_options {
-  int reps = 5;
+  int reps = 5;               ///< at most this many packs and kernel runs per format
+  double rep_seconds = 1.0;   ///< no further pack (run) once the packs (runs) took this long; at least one
+  progress_fn progress = nullptr;  ///< may be null
+  const void* progress_ctx = nullptr;
 };
 
 // --- Size budgets (budget.cpp) ----------------------------------------------
@@ -190,6 +197,7 @@ struct format_result {
   double kernel_ms = 0;
   double gflops = 0;
   double max_abs_err = 0;
+  int packs = 0, runs = 0;  ///< timed packs (of A) and kernel runs (--reps, fewer when slow)
 };
 
 /// Packs p.A (and p.At) into format F (index into the kernel's format list),

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -68,12 +69,13 @@ const char* flop_rule(kernel_id k) {
 void print_help(std::ostream& os) {
   const budget b;
   os << "usage: tl-explore --kernel K [--formats f1,f2,...] [--max-bytes B] [--max-work W] [--threads N] [--reps R]\n"
-        "                  [--rank R] [--cols N] [--seed S] [--operand NAME=FILE] [--json] [--output FILE] FILE...\n"
+        "                  [--rep-seconds S] [--rank R] [--cols N] [--seed S] [--operand NAME=FILE] [--json] [--quiet]\n"
+        "                  [--output FILE] FILE...\n"
         "\n"
         "Packs the input (Matrix Market .mtx matrix or FROSTT .tns 3-tensor) from its COO coordinate list\n"
         "into each storage format, runs kernel K with the kernel tensorlev generates for that exact format,\n"
-        "and reports conversion time (pack from the COO list; median of --reps packs; add: A and A^T, ms),\n"
-        "kernel time (median of --reps runs, ms), GFLOP/s and the largest\n"
+        "and reports conversion time (pack from the COO list; median of the packs; add: A and A^T, ms),\n"
+        "kernel time (median of the runs, ms), GFLOP/s and the largest\n"
         "absolute difference from a reference computed by plain loops over the coordinate list. Then it names\n"
         "the fastest correct format for one product (convert + 1 kernel) and for many (kernel only).\n"
         "\n"
@@ -131,13 +133,16 @@ void print_help(std::ostream& os) {
         "                     (x 2^10, 2^20, 2^30, 2^40). With the defaults a matrix of up to 10^6 entries takes\n"
         "                     well under a minute per kernel\n"
         "  --threads N        only 1: tl-explore does not run kernels on Kokkos yet\n"
-        "  --reps R           kernel runs per format, median reported (default 5)\n"
+        "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
+        "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
+        "                     one of each (default 1; the runs done are in the report)\n"
         "  --rank R           columns of U, V (sddmm), M (ttm), M, N (mttkrp) (default 16)\n"
         "  --cols N           columns of B (spmm) (default 16)\n"
         "  --seed S           seed of the generated dense operands, uniform in [-1, 1) (default 42)\n"
         "  --operand NAME=FILE  load dense operand NAME from a Matrix Market file (array or coordinate); its\n"
         "                     columns set --cols / --rank. Vectors: an n x 1 matrix or a vector object\n"
         "  --json             print one JSON object per input file instead of the table\n"
+        "  --quiet            no progress lines on stderr (by default each format's phases are printed there)\n"
         "  --output FILE      write the result of the first format run (Matrix Market for vectors, matrices\n"
         "                     and scalars (1 x 1 array); FROSTT .tns for 3-tensors). Needs exactly one FILE\n"
         "\n"
@@ -162,10 +167,12 @@ struct cli {
   kernel_id kernel = kernel_id::spmv;
   std::vector<std::size_t> formats;  // indices into the kernel order's list
   int reps = 5;
+  double rep_seconds = 1.0;
   index_t rank = 16, cols = 16;
   std::uint64_t seed = 42;
   std::vector<std::pair<std::string, std::string>> operands;
   bool json = false;
+  bool quiet = false;
   budget limits;
   std::string output;
   std::vector<std::string> files;
@@ -252,6 +259,13 @@ cli parse_args(int argc, char** argv) {
         throw usage_error("--threads " + v + ": tl-explore does not run kernels on Kokkos yet; only --threads 1 is accepted");
     } else if (name == "--reps") {
       c.reps = parse_number<int>(name, arg(), 1, 1000000);
+    } else if (name == "--rep-seconds") {
+      const std::string v = arg();
+      double x = 0;
+      const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x > 0) || !std::isfinite(x))
+        throw usage_error("--rep-seconds: expected a positive number of seconds, got '" + v + "'");
+      c.rep_seconds = x;
     } else if (name == "--rank") {
       c.rank = parse_number<index_t>(name, arg(), 1, 1 << 20);
     } else if (name == "--cols") {
@@ -271,6 +285,9 @@ cli parse_args(int argc, char** argv) {
     } else if (name == "--json") {
       if (has_value) throw usage_error("--json takes no value");
       c.json = true;
+    } else if (name == "--quiet") {
+      if (has_value) throw usage_error("--quiet takes no value");
+      c.quiet = true;
     } else if (name == "--output") {
       c.output = arg();
       if (c.output.empty()) throw usage_error("--output: empty file name");
@@ -452,6 +469,7 @@ struct report {
   double flops = 0, tol = 0, ref_max = 0;
   std::string operands;  // description for the table
   budget limits;
+  double rep_seconds = 1;
   std::vector<format_result> results;
   std::vector<format_estimate> estimates;  ///< of each result
   std::vector<bool> ok;
@@ -467,12 +485,14 @@ void print_json(std::ostream& os, kernel_id k, const report& r, int reps) {
   for (std::size_t d = 0; d < r.dims.size(); ++d) os << (d ? "," : "") << r.dims[d];
   os << "],\"nnz\":" << r.nnz << ",\"flops\":" << json_number(r.flops) << ",\"reps\":" << reps
      << ",\"tolerance\":" << json_number(r.tol) << ",\"max_bytes\":" << json_number(r.limits.bytes)
-     << ",\"max_work\":" << json_number(r.limits.work) << ",\"results\":[";
+     << ",\"max_work\":" << json_number(r.limits.work) << ",\"rep_seconds\":" << json_number(r.rep_seconds)
+     << ",\"results\":[";
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
     os << (x ? "," : "") << "{\"format\":" << json_escape(f.format) << ",\"convert_ms\":" << json_number(f.convert_ms)
        << ",\"kernel_ms\":" << json_number(f.kernel_ms) << ",\"gflops\":" << json_number(f.gflops)
        << ",\"max_abs_err\":" << json_number(f.max_abs_err) << ",\"ok\":" << (r.ok[x] ? "true" : "false")
+       << ",\"packs\":" << f.packs << ",\"runs\":" << f.runs
        << ",\"bytes_estimate\":" << json_number(r.estimates[x].bytes)
        << ",\"work_estimate\":" << json_number(r.estimates[x].work) << "}";
   }
@@ -501,17 +521,18 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   if (!r.operands.empty()) os << "operands  " << r.operands << "\n";
   std::snprintf(buf, sizeof buf, "flops     %.0f per kernel run (%s)\n", r.flops, flop_rule(k));
   os << buf;
-  os << "reps      " << reps << " (kernel time is the median); result: " << info.result << "\n";
+  os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds
+     << " s); result: " << info.result << "\n";
   std::snprintf(buf, sizeof buf, "budget    %s, %.4g work steps per format (--max-bytes, --max-work)\n\n",
                 bytes_text(r.limits.bytes).c_str(), r.limits.work);
   os << buf;
-  std::snprintf(buf, sizeof buf, "%-10s %12s %12s %10s %12s  %-5s %11s %10s\n", "format", "convert ms", "kernel ms",
-                "GFLOP/s", "max |err|", "check", "est. bytes", "est. work");
+  std::snprintf(buf, sizeof buf, "%-10s %12s %12s %5s %10s %12s  %-5s %11s %10s\n", "format", "convert ms", "kernel ms",
+                "runs", "GFLOP/s", "max |err|", "check", "est. bytes", "est. work");
   os << buf;
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
-    std::snprintf(buf, sizeof buf, "%-10s %12.4f %12.4f %10.4f %12.3e  %-5s %11s %10.3g\n", f.format.c_str(),
-                  f.convert_ms, f.kernel_ms, f.gflops, f.max_abs_err, r.ok[x] ? "ok" : "WRONG",
+    std::snprintf(buf, sizeof buf, "%-10s %12.4f %12.4f %5d %10.4f %12.3e  %-5s %11s %10.3g\n", f.format.c_str(),
+                  f.convert_ms, f.kernel_ms, f.runs, f.gflops, f.max_abs_err, r.ok[x] ? "ok" : "WRONG",
                   bytes_text(r.estimates[x].bytes).c_str(), r.estimates[x].work);
     os << buf;
   }
@@ -591,6 +612,17 @@ std::span<const runner<V>> table_of(kernel_id k) {
   return {};
 }
 
+/// Progress lines on stderr ("tl-explore: FILE: [3/9] dia: packing"), so
+/// that a long run shows which format it is in; stdout keeps the report.
+struct progress {
+  bool quiet = false;
+  std::string prefix;  // "tl-explore: FILE: [3/9] dia: "
+  void say(const std::string& what) const {
+    if (!quiet) std::cerr << prefix << what << std::endl;
+  }
+  static void phase(const void* self, const char* what) { static_cast<const progress*>(self)->say(what); }
+};
+
 template <class V>
 int run_file(const cli& c, const std::string& path, coo_list<V> input, const std::string& field) {
   problem<V> p;
@@ -669,6 +701,7 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   // Each format's cost on this input, estimated from the coordinate list
   // before anything is packed; formats over the budget are skipped.
   rep.limits = c.limits;
+  rep.rep_seconds = c.rep_seconds;
   const input_stats stats = measure_input(A.dims(), A.raw_coords());
   std::vector<format_estimate> est(c.formats.size());
   std::vector<std::string> over(c.formats.size());
@@ -679,10 +712,15 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
     to_run += over[x].empty();
   }
 
+  progress prog{c.quiet, "tl-explore: " + path + ": "};
   // The reference costs about as much as the cheapest format; it is not
   // computed when every format is skipped.
   reference<V> ref;
-  if (to_run > 0) ref = compute_reference(k, p);
+  if (to_run > 0) {
+    prog.say("computing the reference (" + std::to_string(to_run) + " of " + std::to_string(c.formats.size()) +
+             " formats fit the budget)");
+    ref = compute_reference(k, p);
+  }
   rep.flops = ref.flops;
   rep.ref_max = ref.max_abs;
   rep.tol = 1e-8 * (1.0 + ref.max_abs);
@@ -690,12 +728,17 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   const auto table = table_of<V>(k);
   run_options opt;
   opt.reps = c.reps;
+  opt.rep_seconds = c.rep_seconds;
+  opt.progress = &progress::phase;
   result_tensor<V> result;
   bool captured = false;
   for (std::size_t x = 0; x < c.formats.size(); ++x) {
     const std::size_t f = c.formats[x];
     const std::string fname(format_name(info.order, f));
+    progress fprog{c.quiet, prog.prefix + "[" + std::to_string(x + 1) + "/" + std::to_string(c.formats.size()) +
+                                "] " + fname + ": "};
     if (!over[x].empty()) {
+      fprog.say("skipped: " + over[x]);
       rep.skipped.push_back({fname, over[x], est[x].bytes, est[x].work});
       continue;
     }
@@ -704,6 +747,8 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
       rep.failed.push_back({fname, "not instantiated"});
       continue;
     }
+    opt.progress_ctx = &fprog;
+    const auto start = std::chrono::steady_clock::now();
     try {
       const bool want = !c.output.empty() && !captured;
       format_result r = run(p, ref, opt, want ? &result : nullptr);
@@ -712,10 +757,17 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
       rep.results.push_back(std::move(r));
       rep.estimates.push_back(est[x]);
       rep.ok.push_back(ok);
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "done in %.2f s (%d packs, %d kernel runs)%s",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    rep.results.back().packs, rep.results.back().runs, ok ? "" : ", WRONG result");
+      fprog.say(buf);
     } catch (const std::bad_alloc&) {
       rep.failed.push_back({fname, "out of memory"});
+      fprog.say("failed: out of memory");
     } catch (const tensorlev::error& e) {
       rep.failed.push_back({fname, e.what()});
+      fprog.say(std::string("failed: ") + e.what());
     }
   }
   for (std::size_t x = 0; x < rep.results.size(); ++x) {
