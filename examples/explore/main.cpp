@@ -553,7 +553,10 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
                   b.format.c_str(), b.kernel_ms);
     os << buf;
   }
-  if (!r.best_single) os << "no format produced a correct result\n";
+  if (r.results.empty())
+    os << "no format was run (all skipped or failed)\n";
+  else if (!r.best_single)
+    os << "no format produced a correct result\n";
 }
 
 template <class V>
