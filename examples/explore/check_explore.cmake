@@ -1,17 +1,26 @@
 # Runs tl-explore and checks its exit status and output; run by ctest:
-#   cmake -DEXE=<tl-explore> -DKERNEL=<kernel> -DARGS=<a|b|c> [-DFORMATS=<f1|f2>] [-DOUTPUT=<file>] -P check_explore.cmake
+#   cmake -DEXE=<tl-explore> -DKERNEL=<kernel> -DARGS=<a|b|c> [-DFORMATS=<f1|f2>] [-DOUTPUT=<file>]
+#         [-DSKIPPED=<f1|f2>] [-DSKIP_REASON=<regex>] [-DLISTED=<f1|f2>] [-DSTDERR=<regex1|regex2>] -P check_explore.cmake
 #   cmake -DEXE=<tl-explore> -DARGS=<a|b|c> -DEXPECT_ERROR=<regex> -P check_explore.cmake
-# ARGS and FORMATS are '|'-separated (';' does not survive add_test).
+# ARGS, FORMATS, SKIPPED, LISTED and STDERR are '|'-separated (';' does not
+# survive add_test).
 # Success mode: runs `tl-explore --kernel KERNEL --json ARGS`; requires exit
-# status 0, one JSON object with the documented fields, every result within
-# the reported tolerance, every format of FORMATS among the results, best_*
-# naming a result, and OUTPUT (if given) written by this run.
+# status 0, one JSON object on stdout with the documented fields, every
+# result within the reported tolerance, every format of FORMATS among the
+# results, every skipped format with a reason and its estimates, best_*
+# naming a result, and OUTPUT (if given) written by this run. SKIPPED: these
+# formats must be skipped, with a reason matching SKIP_REASON (if given).
+# LISTED: every one of these formats is reported as run or skipped, and no
+# other. STDERR: each regex must match the progress lines on stderr.
 # Failure mode (EXPECT_ERROR): requires a non-zero exit status, nothing on
 # stdout and exactly one line on stderr matching the regex.
 cmake_minimum_required(VERSION 3.25)
 
 string(REPLACE "|" ";" args "${ARGS}")
 string(REPLACE "|" ";" formats "${FORMATS}")
+string(REPLACE "|" ";" must_skip "${SKIPPED}")
+string(REPLACE "|" ";" listed "${LISTED}")
+string(REPLACE "|" ";" stderr_res "${STDERR}")
 
 if(DEFINED EXPECT_ERROR AND NOT EXPECT_ERROR STREQUAL "")
   execute_process(COMMAND ${EXE} ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -36,9 +45,9 @@ if(DEFINED OUTPUT AND NOT OUTPUT STREQUAL "")
   file(REMOVE "${OUTPUT}")
 endif()
 execute_process(COMMAND ${EXE} --kernel ${KERNEL} --json ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-                ERROR_VARIABLE err)
+                ERROR_VARIABLE stderr_text)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "tl-explore --kernel ${KERNEL} ${args}: exit status ${rc}\nstdout: ${out}\nstderr: ${err}")
+  message(FATAL_ERROR "tl-explore --kernel ${KERNEL} ${args}: exit status ${rc}\nstdout: ${out}\nstderr: ${stderr_text}")
 endif()
 
 macro(get_json var)
@@ -87,6 +96,13 @@ if(NOT nnz GREATER 0)
 endif()
 expect_number(tolerance)
 get_json(tol tolerance)
+foreach(field max_bytes max_work)
+  expect_number(${field})
+  get_json(v ${field})
+  if(NOT v GREATER 0)
+    message(FATAL_ERROR "${field} = ${v}")
+  endif()
+endforeach()
 
 string(JSON nres LENGTH "${out}" results)
 if(nres LESS 1)
@@ -97,7 +113,7 @@ set(seen "")
 foreach(x RANGE ${last})
   get_json(f results ${x} format)
   list(APPEND seen "${f}")
-  foreach(field convert_ms kernel_ms gflops max_abs_err)
+  foreach(field convert_ms kernel_ms gflops max_abs_err bytes_estimate work_estimate)
     expect_number(results ${x} ${field})
     get_json(v results ${x} ${field})
     if(v LESS 0)
@@ -118,6 +134,49 @@ foreach(f IN LISTS formats)
     message(FATAL_ERROR "format ${f} missing from the results (${seen})\n${out}")
   endif()
 endforeach()
+string(JSON nskipped LENGTH "${out}" skipped)
+set(skipped "")
+if(nskipped GREATER 0)
+  math(EXPR last "${nskipped} - 1")
+  foreach(x RANGE ${last})
+    get_json(f skipped ${x} format)
+    get_json(why skipped ${x} reason)
+    if(why STREQUAL "")
+      message(FATAL_ERROR "skipped format ${f} has no reason\n${out}")
+    endif()
+    foreach(field bytes_estimate work_estimate)
+      expect_number(skipped ${x} ${field})
+    endforeach()
+    if(f IN_LIST must_skip AND DEFINED SKIP_REASON AND NOT why MATCHES "${SKIP_REASON}")
+      message(FATAL_ERROR "${f} skipped for '${why}', which does not match '${SKIP_REASON}'")
+    endif()
+    list(APPEND skipped "${f}")
+  endforeach()
+endif()
+foreach(f IN LISTS must_skip)
+  if(NOT f IN_LIST skipped)
+    message(FATAL_ERROR "format ${f} is not skipped (skipped: ${skipped}; run: ${seen})\n${out}")
+  endif()
+endforeach()
+if(listed)
+  set(reported ${seen} ${skipped})
+  foreach(f IN LISTS listed)
+    if(NOT f IN_LIST reported)
+      message(FATAL_ERROR "format ${f} is neither run nor skipped (run: ${seen}; skipped: ${skipped})\n${out}")
+    endif()
+  endforeach()
+  foreach(f IN LISTS reported)
+    if(NOT f IN_LIST listed)
+      message(FATAL_ERROR "format ${f} reported but not expected (${listed})")
+    endif()
+  endforeach()
+endif()
+foreach(re IN LISTS stderr_res)
+  if(NOT stderr_text MATCHES "${re}")
+    message(FATAL_ERROR "stderr does not match '${re}':\n${stderr_text}")
+  endif()
+endforeach()
+
 string(JSON nfailed LENGTH "${out}" failed)
 if(NOT nfailed EQUAL 0)
   message(FATAL_ERROR "failed formats reported\n${out}")
@@ -145,4 +204,4 @@ if(DEFINED OUTPUT AND NOT OUTPUT STREQUAL "")
     message(FATAL_ERROR "${OUTPUT} does not look like a FROSTT file: '${first}'")
   endif()
 endif()
-message(STATUS "${KERNEL}: ${nres} formats agree with the reference (${seen})")
+message(STATUS "${KERNEL}: ${nres} formats agree with the reference (${seen}); skipped: ${skipped}")

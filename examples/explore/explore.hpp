@@ -137,9 +137,59 @@ struct result_tensor {
   coo_list<V> entries;        ///< sparse: stored components
 };
 
+/// Reports the phase a format is in ("packing", "running the kernel") as it
+/// starts; tl-explore prints it on stderr.
+using progress_fn = void (*)(const void* ctx, const char* phase);
+
 struct run_options {
-  int reps = 5;
+  int reps = 5;               ///< at most this many packs and kernel runs per format
+  double rep_seconds = 1.0;   ///< no further pack (run) once the packs (runs) took this long; at least one
+  progress_fn progress = nullptr;  ///< may be null
+  const void* progress_ctx = nullptr;
 };
+
+// --- Size budgets (budget.cpp) ----------------------------------------------
+
+/// What tl-explore knows of the input before packing it: a few linear
+/// passes over the coordinate list. Counts are doubles (they feed
+/// estimates that may exceed any integer type).
+struct input_stats {
+  std::vector<double> dims;
+  double nnz = 0;
+  // Matrices only:
+  double rows_used = 0, cols_used = 0;      ///< rows / columns holding an entry
+  double longest_row = 0, longest_col = 0;  ///< entries of the longest row / column
+  double diagonals = 0;                     ///< distinct diagonals j - i
+  double diagonal_span = 0;                 ///< their lengths summed (the positions DIA iterates)
+  double blocks4 = 0;                       ///< distinct 4x4 blocks (BCSR)
+  double products = 0;                      ///< square A: sum over entries A(i,k) of nnz(row k) (SpGEMM)
+  double coo_merge = 0, dcsr_merge = 0;     ///< square A: steps of the row merges of COO / DCSR SpGEMM
+};
+/// dims and coords as in a coordinate list (coords interleaved, one tuple per entry).
+input_stats measure_input(std::span<const index_t> dims, std::span<const index_t> coords);
+
+/// The limits on one format: estimated bytes of the packed input
+/// (--max-bytes) and work units of one kernel run (--max-work; a unit is
+/// about one step of an inner loop, 1-5 ns in a Release build).
+struct budget {
+  double bytes = 536870912.0;  // 2^29 (512 MiB)
+  double work = 536870912.0;   // 2^29
+};
+
+/// A format's estimated cost on the input, and what it was counted from.
+struct format_estimate {
+  double bytes = 0;  ///< the packed input (add: A and A^T)
+  double work = 0;   ///< work units of one kernel run
+  std::string bytes_detail, work_detail;
+};
+/// Estimate for kernel k in format f (index into the kernel order's list);
+/// cols_or_rank: --cols for spmm, else --rank.
+format_estimate estimate_format(kernel_id k, std::size_t f, const input_stats& s, std::size_t value_bytes,
+                                double cols_or_rank);
+/// Why a format with estimate e is skipped under b, or "" when it fits.
+std::string budget_skip(const format_estimate& e, const budget& b);
+/// "256.0 MiB".
+std::string bytes_text(double bytes);
 
 struct format_result {
   std::string format;
@@ -147,6 +197,7 @@ struct format_result {
   double kernel_ms = 0;
   double gflops = 0;
   double max_abs_err = 0;
+  int packs = 0, runs = 0;  ///< timed packs (of A) and kernel runs (--reps, fewer when slow)
 };
 
 /// Packs p.A (and p.At) into format F (index into the kernel's format list),

@@ -51,18 +51,49 @@ inline double median(std::vector<double> t) {
   return n % 2 == 1 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/// Runs fn reps times and returns the median time in ms.
-template <class Fn>
-double time_reps(int reps, Fn&& fn) {
-  std::vector<double> t;
-  t.reserve(static_cast<std::size_t>(reps));
-  for (int r = 0; r < reps; ++r) {
+/// The timed runs of one phase (packing, or the kernel): up to opt.reps,
+/// fewer once they have taken opt.rep_seconds together (at least one).
+class timings {
+ public:
+  explicit timings(const run_options& opt)
+      : reps_(static_cast<std::size_t>(opt.reps)), limit_ms_(opt.rep_seconds * 1e3) {}
+  [[nodiscard]] bool more() const { return ms_.size() < reps_ && (ms_.empty() || total_ms_ < limit_ms_); }
+  /// Runs fn once, timed; returns what it returns.
+  template <class Fn>
+  auto operator()(Fn&& fn) {
     const auto a = clock::now();
-    fn();
-    const auto b = clock::now();
-    t.push_back(ms_between(a, b));
+    if constexpr (std::is_void_v<std::invoke_result_t<Fn&>>) {
+      fn();
+      add(a);
+    } else {
+      auto v = fn();
+      add(a);
+      return v;
+    }
   }
-  return median(std::move(t));
+  [[nodiscard]] double median_ms() const { return median(ms_); }
+  [[nodiscard]] int runs() const { return static_cast<int>(ms_.size()); }
+
+ private:
+  void add(clock::time_point a) {
+    ms_.push_back(ms_between(a, clock::now()));
+    total_ms_ += ms_.back();
+  }
+  std::size_t reps_;
+  double limit_ms_;
+  std::vector<double> ms_;
+  double total_ms_ = 0;
+};
+
+/// Runs fn while t wants more runs; returns the median time in ms.
+template <class Fn>
+double time_reps(timings& t, Fn&& fn) {
+  while (t.more()) t(fn);
+  return t.median_ms();
+}
+
+inline void phase(const run_options& opt, const char* what) {
+  if (opt.progress != nullptr) opt.progress(opt.progress_ctx, what);
 }
 
 /// A dense tensor of format F holding a row-major operand.
@@ -106,65 +137,72 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
   r.format = std::string(format_name(info.order, FI));
   const auto& d = p.A.dims();
 
-  // Conversion from the COO list: median of opt.reps packs (add: A and A^T).
-  auto A = tl::pack<F>(p.A);
-  r.convert_ms = detail::time_reps(opt.reps, [&] { A = tl::pack<F>(p.A); });
+  // Conversion from the COO list: median of the packs (add: A and A^T);
+  // the first one builds the operand.
+  detail::phase(opt, "packing");
+  detail::timings pack_t(opt), run_t(opt);
+  auto A = pack_t([&] { return tl::pack<F>(p.A); });
+  r.convert_ms = detail::time_reps(pack_t, [&] { A = tl::pack<F>(p.A); });
+  r.packs = pack_t.runs();
   if constexpr (K == kernel_id::add) {
-    auto At = tl::pack<F>(p.At);
-    r.convert_ms += detail::time_reps(opt.reps, [&] { At = tl::pack<F>(p.At); });
+    detail::timings pack_at(opt);
+    auto At = pack_at([&] { return tl::pack<F>(p.At); });
+    r.convert_ms += detail::time_reps(pack_at, [&] { At = tl::pack<F>(p.At); });
     auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-    r.kernel_ms = detail::time_reps(opt.reps, [&] { C(i, j) = A(i, j) + At(i, j); });
+    detail::phase(opt, "running the kernel");
+    r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, j) + At(i, j); });
     r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
     detail::capture_sparse(out, C);
   } else {
+    detail::phase(opt, "running the kernel");
     if constexpr (K == kernel_id::spmv) {
       tl::tensor<V, tl::dense_vector, index_t> x(std::array<index_t, 1>{d[1]});
       std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), x.values().begin());
       tl::tensor<V, tl::dense_vector, index_t> y(std::array<index_t, 1>{d[0]});
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { y(i) = A(i, j) * x(j); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { y(i) = A(i, j) * x(j); });
       r.max_abs_err = dense_error(ref, y.values().data(), y.values().size());
       detail::capture_dense(out, y);
     } else if constexpr (K == kernel_id::spmm) {
       auto B = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       tl::tensor<V, tl::dense_row_major, index_t> C(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { C(i, k) = A(i, j) * B(j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, k) = A(i, j) * B(j, k); });
       r.max_abs_err = dense_error(ref, C.values().data(), C.values().size());
       detail::capture_dense(out, C);
     } else if constexpr (K == kernel_id::spgemm) {
       auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { C(i, j) = A(i, k) * A(k, j); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, k) * A(k, j); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     } else if constexpr (K == kernel_id::sddmm) {
       auto U = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       auto W = detail::dense_from<tl::dense_row_major>(p.operands[1]);
       auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { C(i, j) = A(i, j) * U(i, k) * W(j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, j) * U(i, k) * W(j, k); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     } else if constexpr (K == kernel_id::ttv) {
       tl::tensor<V, tl::dense_vector, index_t> c(std::array<index_t, 1>{d[2]});
       std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), c.values().begin());
       tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], d[1]});
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { Y(i, j) = A(i, j, k) * c(k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, j) = A(i, j, k) * c(k); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::ttm) {
       auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       tl::tensor<V, tl::dense_tensor<3>, index_t> Y(std::array<index_t, 3>{d[0], d[1], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { Y(i, j, l) = A(i, j, k) * M(k, l); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, j, l) = A(i, j, k) * M(k, l); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::mttkrp) {
       auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       auto N = detail::dense_from<tl::dense_row_major>(p.operands[1]);
       tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { Y(i, l) = A(i, j, k) * M(j, l) * N(k, l); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, l) = A(i, j, k) * M(j, l) * N(k, l); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::innerprod) {
       tl::scalar<V> a;
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { a() = A(i, j, k) * A(i, j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { a() = A(i, j, k) * A(i, j, k); });
       const V v = a.value();
       r.max_abs_err = dense_error(ref, &v, 1);
       if (out != nullptr) {
@@ -175,11 +213,12 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
       }
     } else if constexpr (K == kernel_id::plus) {
       auto C = tl::pack<tl::coo_tensor<3>>(coo_list<V>(std::vector<index_t>{d[0], d[1], d[2]}));
-      r.kernel_ms = detail::time_reps(opt.reps, [&] { C(i, j, k) = A(i, j, k) + A(i, j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j, k) = A(i, j, k) + A(i, j, k); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     }
   }
+  r.runs = run_t.runs();
   r.gflops = r.kernel_ms > 0 ? ref.flops / (r.kernel_ms * 1e6) : 0.0;
   return r;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -41,10 +42,10 @@ struct usage_error : std::runtime_error {
 
 constexpr int exit_mismatch = 1;
 constexpr int exit_usage = 2;
-/// Dense arrays (formats, operands, results) above this many elements are not built.
+/// Dense operands and dense results above this many elements are not built
+/// (every format would need them; the formats themselves are bounded by the
+/// budget, see budget.cpp).
 constexpr double dense_limit = 268435456.0;  // 2^28
-/// Dense formats are skipped when the kernel would do more multiply-adds than this.
-constexpr double dense_work_limit = 1073741824.0;  // 2^30
 
 // ---------------------------------------------------------------------------
 // Help.
@@ -66,13 +67,15 @@ const char* flop_rule(kernel_id k) {
 }
 
 void print_help(std::ostream& os) {
-  os << "usage: tl-explore --kernel K [--formats f1,f2,...] [--threads N] [--reps R] [--rank R] [--cols N]\n"
-        "                  [--seed S] [--operand NAME=FILE] [--json] [--output FILE] FILE...\n"
+  const budget b;
+  os << "usage: tl-explore --kernel K [--formats f1,f2,...] [--max-bytes B] [--max-work W] [--threads N] [--reps R]\n"
+        "                  [--rep-seconds S] [--rank R] [--cols N] [--seed S] [--operand NAME=FILE] [--json] [--quiet]\n"
+        "                  [--output FILE] FILE...\n"
         "\n"
         "Packs the input (Matrix Market .mtx matrix or FROSTT .tns 3-tensor) from its COO coordinate list\n"
         "into each storage format, runs kernel K with the kernel tensorlev generates for that exact format,\n"
-        "and reports conversion time (pack from the COO list; median of --reps packs; add: A and A^T, ms),\n"
-        "kernel time (median of --reps runs, ms), GFLOP/s and the largest\n"
+        "and reports conversion time (pack from the COO list; median of the packs; add: A and A^T, ms),\n"
+        "kernel time (median of the runs, ms), GFLOP/s and the largest\n"
         "absolute difference from a reference computed by plain loops over the coordinate list. Then it names\n"
         "the fastest correct format for one product (convert + 1 kernel) and for many (kernel only).\n"
         "\n"
@@ -114,17 +117,32 @@ void print_help(std::ostream& os) {
   os << "\n"
         "options:\n"
         "  --kernel K         the kernel (required)\n"
-        "  --formats LIST     comma-separated format names; default: every format the kernel supports that can\n"
-        "                     hold the input (dense formats are skipped above 2^28 elements or 2^30 multiply-adds,\n"
-        "                     ELL and DIA above 2^28 stored values, CSB above 2^24 blocks; the reason is printed)\n"
+        "  --formats LIST     comma-separated format names (default: every format the kernel supports). A format\n"
+        "                     whose estimated cost on this input exceeds a budget is skipped, with the reason\n"
+        "                     and the estimate in the report; the estimates come from the coordinate list,\n"
+        "                     before anything is packed (DIA: diagonals x rows values; ELL: rows x longest row;\n"
+        "                     dense: rows x columns; BCSR: touched 4x4 blocks x 16; CSB: its 64x64 grid plus the\n"
+        "                     entries; hash rows: rows x 2 x longest row, rounded up to a power of 2; work: the\n"
+        "                     steps of the loops generated for the format, padding included)\n"
+        "  --max-bytes B      skip a format whose packed input (add: A and A^T) would take more than B bytes\n"
+        "                     (default 2^29 = " << bytes_text(b.bytes) << ")\n"
+        "  --max-work W       skip a format whose kernel would take more than W steps per run (default 2^29 =\n"
+        "                     " << static_cast<long long>(b.work) << "; a step is about one inner-loop iteration, 1-5 ns in a Release\n"
+        "                     build; an output entry that is sorted (SpGEMM, or a kernel that collects its output\n"
+        "                     as coordinates) counts 16). B and W: a number with an optional suffix k, M, G, T\n"
+        "                     (x 2^10, 2^20, 2^30, 2^40). With the defaults a matrix of up to 10^6 entries takes\n"
+        "                     well under a minute per kernel\n"
         "  --threads N        only 1: tl-explore does not run kernels on Kokkos yet\n"
-        "  --reps R           kernel runs per format, median reported (default 5)\n"
+        "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
+        "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
+        "                     one of each (default 1; the runs done are in the report)\n"
         "  --rank R           columns of U, V (sddmm), M (ttm), M, N (mttkrp) (default 16)\n"
         "  --cols N           columns of B (spmm) (default 16)\n"
         "  --seed S           seed of the generated dense operands, uniform in [-1, 1) (default 42)\n"
         "  --operand NAME=FILE  load dense operand NAME from a Matrix Market file (array or coordinate); its\n"
         "                     columns set --cols / --rank. Vectors: an n x 1 matrix or a vector object\n"
         "  --json             print one JSON object per input file instead of the table\n"
+        "  --quiet            no progress lines on stderr (by default each format's phases are printed there)\n"
         "  --output FILE      write the result of the first format run (Matrix Market for vectors, matrices\n"
         "                     and scalars (1 x 1 array); FROSTT .tns for 3-tensors). Needs exactly one FILE\n"
         "\n"
@@ -149,10 +167,13 @@ struct cli {
   kernel_id kernel = kernel_id::spmv;
   std::vector<std::size_t> formats;  // indices into the kernel order's list
   int reps = 5;
+  double rep_seconds = 1.0;
   index_t rank = 16, cols = 16;
   std::uint64_t seed = 42;
   std::vector<std::pair<std::string, std::string>> operands;
   bool json = false;
+  bool quiet = false;
+  budget limits;
   std::string output;
   std::vector<std::string> files;
 };
@@ -167,6 +188,28 @@ T parse_number(const std::string& opt, const std::string& v, T lo, T hi) {
     throw usage_error(opt + ": expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
                       "], got '" + v + "'");
   return x;
+}
+
+/// A budget: a positive number, optionally with a suffix k, M, G or T (binary).
+double parse_budget(const std::string& opt, const std::string& v) {
+  double x = 0;
+  const char* b = v.data();
+  const char* e = b + v.size();
+  auto r = std::from_chars(b, e, x);
+  double scale = 1;
+  if (r.ec == std::errc() && r.ptr + 1 == e) {
+    switch (*r.ptr) {
+      case 'k': case 'K': scale = 0x1p10; break;
+      case 'm': case 'M': scale = 0x1p20; break;
+      case 'g': case 'G': scale = 0x1p30; break;
+      case 't': case 'T': scale = 0x1p40; break;
+      default: scale = 0;
+    }
+    r.ptr = e;
+  }
+  if (v.empty() || r.ec != std::errc() || r.ptr != e || scale == 0 || !std::isfinite(x) || x <= 0)
+    throw usage_error(opt + ": expected a positive number with an optional suffix k, M, G or T, got '" + v + "'");
+  return x * scale;
 }
 
 std::string known_list(std::span<const std::string_view> names) {
@@ -216,6 +259,13 @@ cli parse_args(int argc, char** argv) {
         throw usage_error("--threads " + v + ": tl-explore does not run kernels on Kokkos yet; only --threads 1 is accepted");
     } else if (name == "--reps") {
       c.reps = parse_number<int>(name, arg(), 1, 1000000);
+    } else if (name == "--rep-seconds") {
+      const std::string v = arg();
+      double x = 0;
+      const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+      if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size() || !(x > 0) || !std::isfinite(x))
+        throw usage_error("--rep-seconds: expected a positive number of seconds, got '" + v + "'");
+      c.rep_seconds = x;
     } else if (name == "--rank") {
       c.rank = parse_number<index_t>(name, arg(), 1, 1 << 20);
     } else if (name == "--cols") {
@@ -228,9 +278,16 @@ cli parse_args(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
         throw usage_error("--operand: expected NAME=FILE, got '" + v + "'");
       c.operands.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (name == "--max-bytes") {
+      c.limits.bytes = parse_budget(name, arg());
+    } else if (name == "--max-work") {
+      c.limits.work = parse_budget(name, arg());
     } else if (name == "--json") {
       if (has_value) throw usage_error("--json takes no value");
       c.json = true;
+    } else if (name == "--quiet") {
+      if (has_value) throw usage_error("--quiet takes no value");
+      c.quiet = true;
     } else if (name == "--output") {
       c.output = arg();
       if (c.output.empty()) throw usage_error("--output: empty file name");
@@ -402,6 +459,7 @@ std::string json_number(double v) {
 
 struct skipped_format {
   std::string format, reason;
+  double bytes = 0, work = 0;  ///< the estimates (skipped for the budget)
 };
 
 struct report {
@@ -410,7 +468,10 @@ struct report {
   std::size_t nnz = 0;
   double flops = 0, tol = 0, ref_max = 0;
   std::string operands;  // description for the table
+  budget limits;
+  double rep_seconds = 1;
   std::vector<format_result> results;
+  std::vector<format_estimate> estimates;  ///< of each result
   std::vector<bool> ok;
   std::vector<skipped_format> skipped, failed;
   std::optional<std::size_t> best_single, best_repeated;
@@ -423,17 +484,24 @@ void print_json(std::ostream& os, kernel_id k, const report& r, int reps) {
      << ",\"value_type\":" << json_escape(r.value_type) << ",\"dims\":[";
   for (std::size_t d = 0; d < r.dims.size(); ++d) os << (d ? "," : "") << r.dims[d];
   os << "],\"nnz\":" << r.nnz << ",\"flops\":" << json_number(r.flops) << ",\"reps\":" << reps
-     << ",\"tolerance\":" << json_number(r.tol) << ",\"results\":[";
+     << ",\"tolerance\":" << json_number(r.tol) << ",\"max_bytes\":" << json_number(r.limits.bytes)
+     << ",\"max_work\":" << json_number(r.limits.work) << ",\"rep_seconds\":" << json_number(r.rep_seconds)
+     << ",\"results\":[";
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
     os << (x ? "," : "") << "{\"format\":" << json_escape(f.format) << ",\"convert_ms\":" << json_number(f.convert_ms)
        << ",\"kernel_ms\":" << json_number(f.kernel_ms) << ",\"gflops\":" << json_number(f.gflops)
-       << ",\"max_abs_err\":" << json_number(f.max_abs_err) << ",\"ok\":" << (r.ok[x] ? "true" : "false") << "}";
+       << ",\"max_abs_err\":" << json_number(f.max_abs_err) << ",\"ok\":" << (r.ok[x] ? "true" : "false")
+       << ",\"packs\":" << f.packs << ",\"runs\":" << f.runs
+       << ",\"bytes_estimate\":" << json_number(r.estimates[x].bytes)
+       << ",\"work_estimate\":" << json_number(r.estimates[x].work) << "}";
   }
   os << "],\"skipped\":[";
   for (std::size_t x = 0; x < r.skipped.size(); ++x)
     os << (x ? "," : "") << "{\"format\":" << json_escape(r.skipped[x].format)
-       << ",\"reason\":" << json_escape(r.skipped[x].reason) << "}";
+       << ",\"reason\":" << json_escape(r.skipped[x].reason)
+       << ",\"bytes_estimate\":" << json_number(r.skipped[x].bytes)
+       << ",\"work_estimate\":" << json_number(r.skipped[x].work) << "}";
   os << "],\"failed\":[";
   for (std::size_t x = 0; x < r.failed.size(); ++x)
     os << (x ? "," : "") << "{\"format\":" << json_escape(r.failed[x].format)
@@ -453,14 +521,19 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   if (!r.operands.empty()) os << "operands  " << r.operands << "\n";
   std::snprintf(buf, sizeof buf, "flops     %.0f per kernel run (%s)\n", r.flops, flop_rule(k));
   os << buf;
-  os << "reps      " << reps << " (kernel time is the median); result: " << info.result << "\n\n";
-  std::snprintf(buf, sizeof buf, "%-10s %12s %12s %10s %12s  %s\n", "format", "convert ms", "kernel ms", "GFLOP/s",
-                "max |err|", "check");
+  os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds
+     << " s); result: " << info.result << "\n";
+  std::snprintf(buf, sizeof buf, "budget    %s, %.4g work steps per format (--max-bytes, --max-work)\n\n",
+                bytes_text(r.limits.bytes).c_str(), r.limits.work);
+  os << buf;
+  std::snprintf(buf, sizeof buf, "%-10s %12s %12s %5s %10s %12s  %-5s %11s %10s\n", "format", "convert ms", "kernel ms",
+                "runs", "GFLOP/s", "max |err|", "check", "est. bytes", "est. work");
   os << buf;
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
-    std::snprintf(buf, sizeof buf, "%-10s %12.4f %12.4f %10.4f %12.3e  %s\n", f.format.c_str(), f.convert_ms,
-                  f.kernel_ms, f.gflops, f.max_abs_err, r.ok[x] ? "ok" : "WRONG");
+    std::snprintf(buf, sizeof buf, "%-10s %12.4f %12.4f %5d %10.4f %12.3e  %-5s %11s %10.3g\n", f.format.c_str(),
+                  f.convert_ms, f.kernel_ms, f.runs, f.gflops, f.max_abs_err, r.ok[x] ? "ok" : "WRONG",
+                  bytes_text(r.estimates[x].bytes).c_str(), r.estimates[x].work);
     os << buf;
   }
   for (const auto& f : r.failed) os << f.format << std::string(f.format.size() < 10 ? 11 - f.format.size() : 1, ' ')
@@ -480,7 +553,10 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
                   b.format.c_str(), b.kernel_ms);
     os << buf;
   }
-  if (!r.best_single) os << "no format produced a correct result\n";
+  if (r.results.empty())
+    os << "no format was run (all skipped or failed)\n";
+  else if (!r.best_single)
+    os << "no format produced a correct result\n";
 }
 
 template <class V>
@@ -539,32 +615,16 @@ std::span<const runner<V>> table_of(kernel_id k) {
   return {};
 }
 
-/// Why format f cannot hold this input (too large), or "".
-std::string size_skip(kernel_id k, std::size_t f, const std::vector<long long>& dims, double max_row, double ndiag, double rank_or_cols) {
-  const bool matrix = dims.size() == 2;
-  double dense = 1;
-  for (auto d : dims) dense *= static_cast<double>(d);
-  auto big = [](double v) { return std::to_string(static_cast<long long>(v)); };
-  if ((matrix && f == f_dense) || (!matrix && f == f_dense3)) {
-    if (dense > dense_limit) return "the dense array would hold " + big(dense) + " elements (more than 2^28)";
-    double work = dense;
-    if (k == kernel_id::spmm || k == kernel_id::sddmm || k == kernel_id::ttm || k == kernel_id::mttkrp)
-      work *= rank_or_cols;
-    if (k == kernel_id::spgemm) work *= static_cast<double>(dims[1]);
-    if (work > dense_work_limit) return "the dense kernel would do " + big(work) + " multiply-adds (more than 2^30)";
+/// Progress lines on stderr ("tl-explore: FILE: [3/9] dia: packing"), so
+/// that a long run shows which format it is in; stdout keeps the report.
+struct progress {
+  bool quiet = false;
+  std::string prefix;  // "tl-explore: FILE: [3/9] dia: "
+  void say(const std::string& what) const {
+    if (!quiet) std::cerr << prefix << what << std::endl;
   }
-  if (matrix && f == f_ell && max_row * static_cast<double>(dims[0]) > dense_limit)
-    return "ELL would store " + big(max_row * static_cast<double>(dims[0])) + " values (longest row " + big(max_row) +
-           "; more than 2^28)";
-  if (matrix && f == f_dia && ndiag * static_cast<double>(dims[0]) > dense_limit)
-    return "DIA would store " + big(ndiag * static_cast<double>(dims[0])) + " values (" + big(ndiag) +
-           " diagonals; more than 2^28)";
-  if (matrix && f == f_csb) {
-    const double blocks = std::ceil(static_cast<double>(dims[0]) / 64.0) * std::ceil(static_cast<double>(dims[1]) / 64.0);
-    if (blocks > 16777216.0) return "CSB's dense grid would have " + big(blocks) + " blocks (more than 2^24)";
-  }
-  return "";
-}
+  static void phase(const void* self, const char* what) { static_cast<const progress*>(self)->say(what); }
+};
 
 template <class V>
 int run_file(const cli& c, const std::string& path, coo_list<V> input, const std::string& field) {
@@ -573,7 +633,6 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   const coo_list<V>& A = p.A;
   const kernel_id k = c.kernel;
   const kernel_info& info = kernels[static_cast<int>(k)];
-  const bool matrix = info.order == 2;
   report rep;
   rep.file = path;
   rep.field = field;
@@ -585,18 +644,6 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
     throw usage_error("kernel " + std::string(info.name) + " needs a square matrix; " + path + " is " +
                       std::to_string(dims[0]) + " x " + std::to_string(dims[1]));
 
-  // Matrix statistics for the size checks (longest row, number of diagonals).
-  double max_row = 0, ndiag = 0;
-  if (matrix) {
-    std::vector<std::size_t> row(static_cast<std::size_t>(dims[0]), 0);
-    std::vector<char> diag(static_cast<std::size_t>(dims[0]) + static_cast<std::size_t>(dims[1]), 0);
-    for (std::size_t e = 0; e < A.size(); ++e) {
-      const auto x = A.coords(e);
-      max_row = std::max(max_row, static_cast<double>(++row[static_cast<std::size_t>(x[0])]));
-      char& dg = diag[static_cast<std::size_t>(x[1] - x[0] + dims[0])];
-      if (!dg) dg = 1, ++ndiag;
-    }
-  }
   if (k == kernel_id::add) {
     std::vector<index_t> tc(A.raw_coords().size());
     for (std::size_t e = 0; e < A.size(); ++e) tc[2 * e] = A.coords(e)[1], tc[2 * e + 1] = A.coords(e)[0];
@@ -654,7 +701,29 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
     check_dense_size(out, "the dense result");
   }
 
-  const reference<V> ref = compute_reference(k, p);
+  // Each format's cost on this input, estimated from the coordinate list
+  // before anything is packed; formats over the budget are skipped.
+  rep.limits = c.limits;
+  rep.rep_seconds = c.rep_seconds;
+  const input_stats stats = measure_input(A.dims(), A.raw_coords());
+  std::vector<format_estimate> est(c.formats.size());
+  std::vector<std::string> over(c.formats.size());
+  std::size_t to_run = 0;
+  for (std::size_t x = 0; x < c.formats.size(); ++x) {
+    est[x] = estimate_format(k, c.formats[x], stats, sizeof(V), extra);
+    over[x] = budget_skip(est[x], c.limits);
+    to_run += over[x].empty();
+  }
+
+  progress prog{c.quiet, "tl-explore: " + path + ": "};
+  // The reference costs about as much as the cheapest format; it is not
+  // computed when every format is skipped.
+  reference<V> ref;
+  if (to_run > 0) {
+    prog.say("computing the reference (" + std::to_string(to_run) + " of " + std::to_string(c.formats.size()) +
+             " formats fit the budget)");
+    ref = compute_reference(k, p);
+  }
   rep.flops = ref.flops;
   rep.ref_max = ref.max_abs;
   rep.tol = 1e-8 * (1.0 + ref.max_abs);
@@ -662,13 +731,18 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   const auto table = table_of<V>(k);
   run_options opt;
   opt.reps = c.reps;
+  opt.rep_seconds = c.rep_seconds;
+  opt.progress = &progress::phase;
   result_tensor<V> result;
   bool captured = false;
-  for (const std::size_t f : c.formats) {
+  for (std::size_t x = 0; x < c.formats.size(); ++x) {
+    const std::size_t f = c.formats[x];
     const std::string fname(format_name(info.order, f));
-    const std::string why = size_skip(k, f, rep.dims, max_row, ndiag, extra);
-    if (!why.empty()) {
-      rep.skipped.push_back({fname, why});
+    progress fprog{c.quiet, prog.prefix + "[" + std::to_string(x + 1) + "/" + std::to_string(c.formats.size()) +
+                                "] " + fname + ": "};
+    if (!over[x].empty()) {
+      fprog.say("skipped: " + over[x]);
+      rep.skipped.push_back({fname, over[x], est[x].bytes, est[x].work});
       continue;
     }
     const runner<V> run = f < table.size() ? table[f] : nullptr;
@@ -676,17 +750,27 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
       rep.failed.push_back({fname, "not instantiated"});
       continue;
     }
+    opt.progress_ctx = &fprog;
+    const auto start = std::chrono::steady_clock::now();
     try {
       const bool want = !c.output.empty() && !captured;
       format_result r = run(p, ref, opt, want ? &result : nullptr);
       captured = captured || want;
       const bool ok = r.max_abs_err <= rep.tol;
       rep.results.push_back(std::move(r));
+      rep.estimates.push_back(est[x]);
       rep.ok.push_back(ok);
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "done in %.2f s (%d packs, %d kernel runs)%s",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                    rep.results.back().packs, rep.results.back().runs, ok ? "" : ", WRONG result");
+      fprog.say(buf);
     } catch (const std::bad_alloc&) {
       rep.failed.push_back({fname, "out of memory"});
+      fprog.say("failed: out of memory");
     } catch (const tensorlev::error& e) {
       rep.failed.push_back({fname, e.what()});
+      fprog.say(std::string("failed: ") + e.what());
     }
   }
   for (std::size_t x = 0; x < rep.results.size(); ++x) {
