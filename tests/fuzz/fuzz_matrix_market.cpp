@@ -20,6 +20,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -114,17 +116,47 @@ void check_read(const coordinate_list<V, I>& list, const io::mm_header& h) {
   }
 }
 
+/// Whether F's 2 x 2 blocks round an extent up past the index type: pack
+/// must then throw overflow_error (the only error a valid list may give).
+template <class F, class I>
+bool blocks_overflow(const matrix_stats& s) {
+  if constexpr (std::is_same_v<F, bcsr<2>> || std::is_same_v<F, csb<2>>) {
+    constexpr long long top = std::numeric_limits<I>::max();
+    return (s.rows == top && top % 2 != 0) || (s.cols == top && top % 2 != 0);
+  } else {
+    return false;
+  }
+}
+
+/// make() packs into F: its result when F fits, nothing (after checking
+/// that it throws overflow_error) when F's blocks overflow I.
+template <class F, class I, class Make>
+auto packed(const matrix_stats& s, Make make) -> std::optional<decltype(make())> {
+  if (!fits<F>(s)) return std::nullopt;
+  if (blocks_overflow<F, I>(s)) {
+    bool threw = false;
+    try {
+      (void)make();
+    } catch (const overflow_error&) {
+      threw = true;
+    }
+    TLF_CHECK(threw);
+    return std::nullopt;
+  }
+  return make();
+}
+
 /// Packs into F (when it fits) and checks it; converts to the format `to`.
 template <class F, class V, class I>
 void pack_and_convert(const coordinate_list<V, I>& list, const entry_map<V, I>& ref, const matrix_stats& s,
                       std::size_t to, std::uint64_t sel) {
-  if (!fits<F>(s)) return;
-  const auto t = pack<F>(list);
-  check_stores(t, ref);
+  const auto t = packed<F, I>(s, [&] { return pack<F>(list); });
+  if (!t) return;
+  check_stores(*t, ref);
   with_format<0>(to, [&]<class G>(std::type_identity<G>) {
-    if (!fits<G>(s)) return;
-    const bool drop = (sel & 1) != 0;
-    check_stores(convert<G>(t, drop ? stored_zeros::drop : stored_zeros::keep), ref, drop);
+    const stored_zeros zeros = (sel & 1) != 0 ? stored_zeros::drop : stored_zeros::keep;
+    const auto u = packed<G, I>(s, [&] { return convert<G>(*t, zeros); });
+    if (u) check_stores(*u, ref, zeros == stored_zeros::drop);
   });
 }
 
