@@ -134,7 +134,9 @@ void pack_and_convert(const coordinate_list<V, I>& list, const entry_map<V, I>& 
   const bool drop = ((sel >> 4) & 1) != 0;
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     auto one = [&]<class G>(std::type_identity<G>) {
-      if (fits<G>(dims, list.size())) check_stores(convert<G>(t, drop ? stored_zeros::drop : stored_zeros::keep), ref, drop);
+      // convert packs what t stores (padding and zeros too): bound by that.
+      if (fits<G>(dims, std::max(list.size(), t.stored())))
+        check_stores(convert<G>(t, drop ? stored_zeros::drop : stored_zeros::keep), ref, drop);
     };
     ((K == to ? one(std::type_identity<std::tuple_element_t<K, all>>{}) : void()), ...);
   }(std::make_index_sequence<std::tuple_size_v<all>>{});

@@ -154,8 +154,14 @@ void pack_and_convert(const coordinate_list<V, I>& list, const entry_map<V, I>& 
   if (!t) return;
   check_stores(*t, ref);
   with_format<0>(to, [&]<class G>(std::type_identity<G>) {
+    // convert packs what t stores (ELL padding, DIA's zeros too, unless
+    // dropped): the bounds follow that, not the list.
     const stored_zeros zeros = (sel & 1) != 0 ? stored_zeros::drop : stored_zeros::keep;
-    const auto u = packed<G, I>(s, [&] { return convert<G>(*t, zeros); });
+    coordinate_list<V, I> stored(list.dims());
+    for_each_component(*t, [&](const auto& x, const V& v) {
+      if (zeros == stored_zeros::keep || v != V{}) stored.push_back(std::span<const I>(x), v);
+    });
+    const auto u = packed<G, I>(stats_of(stored), [&] { return convert<G>(*t, zeros); });
     if (u) check_stores(*u, ref, zeros == stored_zeros::drop);
   });
 }
