@@ -186,7 +186,11 @@ inline bool fits_in(long long limit, long long a, long long b, long long c = 0) 
 }
 /// An array of n elements indexed by one extent fits max_cells.
 inline bool extent_fits(long long n) { return n <= max_cells; }
-/// a * b + c stored positions fit max_stored.
-inline bool stored_fits(long long a, long long b, long long c = 0) { return fits_in(max_stored, a, b, c); }
+/// a * b + c stored positions fit max_stored. An extent of zero counts as
+/// one: a 0 x 10^10 dense matrix stores nothing but its traversal still
+/// walks the 10^10 positions of its outer level.
+inline bool stored_fits(long long a, long long b, long long c = 0) {
+  return fits_in(max_stored, std::max(a, 1LL), std::max(b, 1LL), c);
+}
 
 }  // namespace tlfuzz
