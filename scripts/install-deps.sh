@@ -2,7 +2,10 @@
 # Installs what tensorlev's tests, examples and benchmarks need on Debian 12
 # (a no-op when everything is present). Needs root or sudo for apt-get.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev libopenmpi-dev openmpi-bin libopenblas-dev)
+pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev libopenmpi-dev openmpi-bin libopenblas-dev
+  # scripts/run-fuzz.sh: clang, its libFuzzer and sanitizer runtimes
+  # (libclang_rt.fuzzer, not a dependency of clang), llvm-symbolizer.
+  clang libclang-rt-dev llvm)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
