@@ -48,20 +48,18 @@ struct all_full_locatable<std::tuple<L...>> {
 // link(up), where up(integral_constant<n>) is the level n above; it is
 // called whenever the levels are placed (a tensor's, or the levels a
 // generated kernel assembles).
+template <std::size_t K, class... L>
+void link_level(std::tuple<L...>& levels) {
+  auto& l = std::get<K>(levels);
+  auto up = [&levels]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
+    static_assert(U <= K, "tensorlev: a level can link only to levels above it");
+    return std::get<K - U>(levels);
+  };
+  if constexpr (requires { l.link(up); }) l.link(up);
+}
 template <class... L>
 void link_levels(std::tuple<L...>& levels) {
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (
-        [&] {
-          auto& l = std::get<K>(levels);
-          auto up = [&]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
-            static_assert(U <= K, "tensorlev: a level can link only to levels above it");
-            return std::get<K - U>(levels);
-          };
-          if constexpr (requires { l.link(up); }) l.link(up);
-        }(),
-        ...);
-  }(std::index_sequence_for<L...>{});
+  [&]<std::size_t... K>(std::index_sequence<K...>) { (link_level<K>(levels), ...); }(std::index_sequence_for<L...>{});
 }
 }  // namespace detail
 
