@@ -184,8 +184,9 @@ inline bool fits_in(long long limit, long long a, long long b, long long c = 0) 
   if (a != 0 && b > (limit - c) / a) return false;
   return true;
 }
-/// An array of n elements indexed by one extent fits max_cells.
-inline bool extent_fits(long long n) { return n <= max_cells; }
+/// Arrays of a + b elements indexed by extents fit max_cells (an extent
+/// may be 2^63 - 1: no a + 1 here).
+inline bool extent_fits(long long a, long long b = 0) { return a <= max_cells && b <= max_cells - a; }
 /// a * b + c stored positions fit max_stored. An extent of zero counts as
 /// one: a 0 x 10^10 dense matrix stores nothing but its traversal still
 /// walks the 10^10 positions of its outer level.
