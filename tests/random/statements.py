@@ -11,7 +11,7 @@ library's own static_assert messages (checked against include/) or must
 equal the harness's dense interpreter on every trial (random extents 0..5,
 random data with duplicates and explicit zeros).
 
-  statements.py run --seeds 1-4 [--per-tu 16] [--jobs 2] [--sanitize] [--trials 12]
+  statements.py run --seeds 1-4 [--per-tu 16] [--jobs 2] [--sanitize] [--trials 12] [--cxx clang++]
   statements.py regressions            # the kept minimal failures
   statements.py show --seed 7          # print the statements of a seed
 
@@ -306,8 +306,14 @@ def documented(message):
     return len(head) < 20 and head in _MESSAGES
 
 
-def compiler_flags(sanitize):
+def is_clang(cxx):
+    return "clang" in os.path.basename(cxx)
+
+
+def compiler_flags(sanitize, cxx="g++"):
     flags = ["-std=c++20", "-O0", "-g0", "-w", f"-I{INCLUDE}", f"-I{HERE}"]
+    if is_clang(cxx):
+        flags += ["-ferror-limit=0"]
     if sanitize:
         flags += ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-sanitize=alignment"]
     return flags
@@ -324,10 +330,11 @@ def compile_tu(cases, workdir, name, cxx, sanitize):
         code, span = cxx_tu(cases, set(rejected))
         with open(src, "w") as fh:
             fh.write(code)
-        p = subprocess.run([cxx] + compiler_flags(sanitize) + [src, "-o", exe], capture_output=True, text=True)
+        p = subprocess.run([cxx] + compiler_flags(sanitize, cxx) + [src, "-o", exe], capture_output=True, text=True)
         if p.returncode == 0:
             return exe, rejected, bad
-        found = errors_by_case(p.stderr, os.path.basename(src), span)
+        by_case = clang_errors_by_case if is_clang(cxx) else errors_by_case
+        found = by_case(p.stderr, os.path.basename(src), span)
         if not found:
             bad.append(("?", "compiler failed without a case: " + p.stderr[-3000:]))
             return None, rejected, bad
@@ -361,6 +368,35 @@ def errors_by_case(stderr, srcname, span):
             msg = e.group(1)
             s = re.search(r"static assertion failed: (.*)", msg)
             found[last] = s.group(1) if s else msg
+    return found
+
+
+def clang_errors_by_case(stderr, srcname, span):
+    """{case id: first error message} from clang's output, where the error
+    comes first and the notes after it lead back to the generated file:
+    an error belongs to the case of the first reference after it (or on
+    its own line)."""
+    def case_of(line_no):
+        for cid, (a, b) in span.items():
+            if a <= line_no <= b:
+                return cid
+        return None
+    found = {}
+    pending = None
+    ref = re.compile(re.escape(srcname) + r":(\d+):")
+    for line in stderr.splitlines():
+        e = re.search(r"error: (.*)", line)
+        if e:
+            msg = e.group(1)
+            s = re.search(r'static_assert(?:ion)? failed.*?"(tensorlev: .*)"\s*$', msg) or \
+                re.search(r"static_assert(?:ion)? failed.*?: (tensorlev: .*)$", msg)
+            pending = s.group(1) if s else msg
+        m = ref.search(line)
+        if m and pending is not None and not line.startswith("In file included"):
+            c = case_of(int(m.group(1)))
+            if c is not None:
+                found.setdefault(c, pending)
+                pending = None
     return found
 
 
@@ -556,6 +592,7 @@ def cmd_run(args):
             results.append(r)
             status = "ok" if r["ok"] else "FAILED"
             print(f"seed {r['seed']}: {r['generated']} statements, {len(r['rejected'])} rejected, "
+                  f"{r.get('checked', 0)} of {r.get('trials', 0)} trials checked, "
                   f"compile {r['compile_s']:.0f} s, run {r.get('run_s', 0):.1f} s: {status}", flush=True)
             for cid, msg in r["bad_errors"]:
                 print(f"  case {cid}: compile error without a documented message: {msg}")
