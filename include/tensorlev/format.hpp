@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "level_concepts.hpp"
+#include "storage.hpp"
 #include "levels/compressed.hpp"
 #include "levels/dense.hpp"
 #include "levels/hashed.hpp"
@@ -176,6 +177,27 @@ constexpr bool diagonal_requirements_met(const std::array<level_map_info, N>& in
 template <std::size_t N>
 using identity_map = typename detail::identity_map_impl<N>::type;
 
+namespace detail {
+// The level type of tag T for index type I and storage S: T::level<I, S>;
+// a tag of one's own that takes only I (`template <class I> using level`)
+// serves owning storage.
+template <class T, class I, class S>
+struct level_of_impl {
+  static_assert(std::is_same_v<S, owning<>>,
+                "tensorlev::format: this level tag's `level` takes only an index type, so it has owning storage "
+                "only; give it a storage parameter (template <class I, class S = tensorlev::owning<>> using level "
+                "= my_level<I, S>) to use it with other storage");
+  using type = typename T::template level<I>;
+};
+template <class T, class I, class S>
+  requires requires { typename T::template level<I, S>; }
+struct level_of_impl<T, I, S> {
+  using type = typename T::template level<I, S>;
+};
+template <class T, class I, class S>
+using level_of = typename level_of_impl<T, I, S>::type;
+}  // namespace detail
+
 /// A tensor format: level tags (outermost first) and a level map.
 /// @tparam Levels `levels<L...>` of level tags (dense<>, compressed<>, ...)
 /// @tparam Map    `level_map<M...>` or `modes<...>`; identity by default
@@ -204,11 +226,12 @@ struct format<levels<L...>, Map> {
                 "level 1 (2) above it to carry it, as in DIA = format<levels<dense<>, range<>, offset<>>, "
                 "level_map<diagonal<0,1>, mode<0>, mode<1>>>");
 
-  /// The level types bound to index type I, outermost first.
-  template <class I>
-  using level_tuple = std::tuple<typename L::template level<I>...>;
-  template <std::size_t K, class I>
-  using level_type = std::tuple_element_t<K, level_tuple<I>>;
+  /// The level types bound to index type I and storage policy S
+  /// (storage.hpp), outermost first.
+  template <class I, class S = owning<>>
+  using level_tuple = std::tuple<detail::level_of<L, I, S>...>;
+  template <std::size_t K, class I, class S = owning<>>
+  using level_type = std::tuple_element_t<K, level_tuple<I, S>>;
 
   static constexpr std::array<std::string_view, sizeof...(L)> level_names{L::name...};
 };

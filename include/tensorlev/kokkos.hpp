@@ -18,11 +18,14 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 
+#include "error.hpp"
 #include "execution.hpp"
 #include "formats.hpp"
 #include "view.hpp"
@@ -85,28 +88,39 @@ template <index_type I = std::int32_t, class View>
 
 /// A CSR matrix viewing three rank-1 Kokkos Views: row_map (rows + 1
 /// offsets), entries (column of each stored value) and values, which must
-/// outlive the view. row_map and entries share the index type. Only the
-/// extents are checked here: the arrays may live in memory the host cannot
-/// read; their contents must encode a valid CSR matrix (sorted, unique
-/// columns in each row).
+/// outlive the view. Row offsets and columns may have different integer
+/// types (KokkosSparse::CrsMatrix's size_type and ordinal_type); the view
+/// computes with int32 when both are 32-bit signed, int64 otherwise. Only
+/// the extents are checked here (the arrays may live in memory the host
+/// cannot read): their contents must encode a valid CSR matrix (sorted,
+/// unique columns in each row).
 template <class RowMap, class Entries, class Values>
-[[nodiscard]] auto csr_view(typename Entries::non_const_value_type rows, typename Entries::non_const_value_type cols,
-                            const RowMap& row_map, const Entries& entries, const Values& values) {
+  requires(Kokkos::is_view<RowMap>::value && Kokkos::is_view<Entries>::value && Kokkos::is_view<Values>::value)
+[[nodiscard]] auto csr_view(long long rows, long long cols, const RowMap& row_map, const Entries& entries,
+                            const Values& values) {
   static_assert(detail::is_rank1_view_v<RowMap> && detail::is_rank1_view_v<Entries> && detail::is_rank1_view_v<Values>,
                 "tensorlev::csr_view: row_map, entries and values must be rank-1 Kokkos::Views");
-  using I = typename Entries::non_const_value_type;
-  static_assert(std::is_same_v<typename RowMap::non_const_value_type, I>,
-                "tensorlev::csr_view: row_map and entries must have the same index type (compressed levels store "
-                "positions and coordinates in one type); copy row_map into a View of the entries' type");
-  static_assert(index_type<I>, "tensorlev::csr_view: the entries' type must be a tensorlev index type (a signed integer of at least 32 "
-                "bits)");
+  using P = typename RowMap::non_const_value_type;
+  using C = typename Entries::non_const_value_type;
+  static_assert(std::is_integral_v<P> && std::is_integral_v<C>,
+                "tensorlev::csr_view: row_map and entries must hold integers");
+  using I = detail::view_index_t<P, C>;
   using V = typename Values::value_type;
-  if (rows < 0 || cols < 0) throw std::invalid_argument("tensorlev::csr_view: negative dimension");
-  detail::check_extent("row_map", row_map.extent(0), static_cast<std::size_t>(rows) + 1);
+  using S = detail::borrowed_for<P, C, I>;
+  const I m = checked_index<I>(rows, "tensorlev::csr_view: rows");
+  const I n = checked_index<I>(cols, "tensorlev::csr_view: columns");
+  if (m < 0 || n < 0) throw std::invalid_argument("tensorlev::csr_view: negative dimension");
+  detail::check_extent("row_map", row_map.extent(0), static_cast<std::size_t>(m) + 1);
   detail::check_extent("values", values.extent(0), entries.extent(0));
-  using view_t = tensor_view<V, csr, I>;
+  (void)checked_index<I>(static_cast<long long>(entries.extent(0)), "tensorlev::csr_view: number of entries");
+  if (!std::in_range<C>(cols))
+    throw overflow_error("tensorlev::csr_view: " + std::to_string(cols) + " columns do not fit the entries' type");
+  using view_t = tensor<V, csr, I, S>;
   using levels_t = typename view_t::level_tuple;
-  return view_t({rows, cols}, levels_t(dense_level<I>(rows), compressed_view<I>(cols, row_map.data(), entries.data())),
+  using comp = std::tuple_element_t<1, levels_t>;
+  return view_t({m, n},
+                levels_t(dense_level<I>(m), comp(n, typename comp::pos_array(row_map.data(), row_map.extent(0)),
+                                                 typename comp::crd_array(entries.data(), entries.extent(0)))),
                 std::span<V>(values.data(), values.extent(0)));
 }
 

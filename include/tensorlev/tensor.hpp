@@ -20,9 +20,11 @@
 #include <vector>
 
 #include "coordinate_list.hpp"
+#include "config.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "level_concepts.hpp"
+#include "storage.hpp"
 #include "notation.hpp"
 
 namespace tensorlev {
@@ -44,10 +46,11 @@ struct all_full_locatable<std::tuple<L...>> {
        ...);
 };
 
-// Levels that share another level's arrays (array-of-structs COO) define
-// link(up), where up(integral_constant<n>) is the level n above; it is
-// called whenever the levels are placed (a tensor's, or the levels a
-// generated kernel assembles).
+// Levels that share another level's arrays (array-of-structs COO, DIA's
+// offsets) define link(up), where up(integral_constant<n>) is the level n
+// above; it is called once the levels are built (a tensor's adopting
+// constructor, the levels a generated kernel assembles). The shared arrays
+// are reference counted, so copies need no second call.
 template <std::size_t K, class... L>
 void link_level(std::tuple<L...>& levels) {
   auto& l = std::get<K>(levels);
@@ -63,63 +66,60 @@ void link_levels(std::tuple<L...>& levels) {
 }
 }  // namespace detail
 
-/// An owning tensor of value type V stored in format F with index type I.
-/// Dimensions are run-time values; the format is a compile-time type.
-template <class V, format_type F, index_type I = std::int32_t>
+/// A tensor of value type V stored in format F with index type I, its
+/// arrays held as storage policy S says (storage.hpp): owned vectors by
+/// default; `borrowed<>` views arrays someone else owns (then V may be
+/// const: a read-only operand). Dimensions are run-time values; the format
+/// is a compile-time type. Copies copy what the arrays copy (vectors deep,
+/// borrowed arrays shallow); array-of-structs tuples and DIA offsets,
+/// which several levels read, are shared by copies (they are never written
+/// after assembly), so a copy needs no fix-up.
+template <class V, format_type F, index_type I = std::int32_t, storage_policy S = owning<>>
 class tensor {
+  static_assert(!std::is_const_v<V> || !S::growable,
+                "tensorlev::tensor: a const value type needs borrowed storage (a read-only view of values someone "
+                "else owns); an owning tensor's values are V");
+
  public:
-  using value_type = V;
+  using value_type = std::remove_const_t<V>;
+  using element_type = V;
   using format_type = F;
   using index_type = I;
-  using level_tuple = typename F::template level_tuple<I>;
+  using storage = S;
+  using level_tuple = typename F::template level_tuple<I, S>;
+  using values_array = typename S::template array<V>;
   static constexpr std::size_t order = F::order;
   static constexpr std::size_t num_levels = F::num_levels;
 
   static_assert(detail::all_levels<level_tuple>::value,
                 "tensorlev::tensor: every level of the format must satisfy the tensorlev::level concept");
 
+  tensor() = default;
   /// Adopts levels and values built elsewhere (pack, or a user who already
-  /// holds the arrays). @pre the levels encode a valid coordinate hierarchy
-  /// for `dims` and `values.size()` is the size of the last level.
-  tensor(std::array<I, order> dims, level_tuple lv, std::vector<V> values)
+  /// holds the arrays; for borrowed storage, views them). Levels that share
+  /// another level's arrays are linked here.
+  /// @pre the levels encode a valid coordinate hierarchy for `dims` and
+  /// `values.size()` is the size of the last level.
+  tensor(std::array<I, order> dims, level_tuple lv, values_array values)
       : dims_(dims), levels_(std::move(lv)), values_(std::move(values)) {
-    relink();
+    detail::link_levels(levels_);
   }
+  /// Borrowed storage: the values as a span.
+  tensor(std::array<I, order> dims, level_tuple lv, std::span<V> values)
+    requires(!S::growable)
+      : tensor(dims, std::move(lv), values_array(values.data(), values.size())) {}
   /// A tensor of the given dimensions with every component zero, for
   /// formats whose levels are all full and locatable (dense): the output
   /// of a generated kernel, e.g. `tensor<double, dense_vector> y({n});`.
   explicit tensor(std::array<I, order> dims)
-    requires(detail::all_full_locatable<level_tuple>::value)
+    requires(S::growable && detail::all_full_locatable<level_tuple>::value)
       : dims_(dims), levels_(make_full_levels(dims, std::make_index_sequence<num_levels>{})) {
     I size = 1;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((size = std::get<K>(levels_).size(size)), ...);
     }(std::make_index_sequence<num_levels>{});
-    values_.assign(static_cast<std::size_t>(size), V{});
+    values_.assign(static_cast<std::size_t>(size), value_type{});
   }
-  tensor(const tensor& o) : dims_(o.dims_), levels_(o.levels_), values_(o.values_) { relink(); }
-  tensor(tensor&& o) noexcept : dims_(o.dims_), levels_(std::move(o.levels_)), values_(std::move(o.values_)) {
-    relink();
-  }
-  tensor& operator=(const tensor& o) {
-    if (this != &o) {
-      dims_ = o.dims_;
-      levels_ = o.levels_;
-      values_ = o.values_;
-      relink();
-    }
-    return *this;
-  }
-  /// A moved-from tensor may only be assigned to or destroyed.
-  tensor& operator=(tensor&& o) noexcept {
-    if (this == &o) return *this;
-    dims_ = o.dims_;
-    levels_ = std::move(o.levels_);
-    values_ = std::move(o.values_);
-    relink();
-    return *this;
-  }
-  ~tensor() = default;
 
   /// `t(i, j, ...)`: the tensor in index notation (notation.hpp). The
   /// statement runs when an expression is assigned to such an access.
@@ -136,20 +136,31 @@ class tensor {
     return access<const tensor, std::remove_cvref_t<X>::name...>(this);
   }
 
-  [[nodiscard]] const std::array<I, order>& dims() const noexcept { return dims_; }
-  [[nodiscard]] I dimension(std::size_t d) const noexcept { return dims_[d]; }
-  [[nodiscard]] const level_tuple& levels() const noexcept { return levels_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr const std::array<I, order>& dims() const noexcept { return dims_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension(std::size_t d) const noexcept { return dims_[d]; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr const level_tuple& levels() const noexcept { return levels_; }
   template <std::size_t K>
-  [[nodiscard]] const auto& level() const noexcept {
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr const auto& level() const noexcept {
     return std::get<K>(levels_);
   }
-  [[nodiscard]] std::span<const V> values() const noexcept { return values_; }
-  [[nodiscard]] std::span<V> values() noexcept { return values_; }
+  /// The values. Borrowed storage is shallow, like a pointer: a const
+  /// tensor over borrowed non-const values still writes through.
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr auto values() const noexcept {
+    if constexpr (S::growable)
+      return std::span<const V>(values_.data(), values_.size());
+    else
+      return std::span<V>(values_.data(), values_.size());
+  }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr std::span<V> values() noexcept {
+    return std::span<V>(values_.data(), values_.size());
+  }
+  /// The values array itself (a std::vector for owning storage).
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr const values_array& value_array() const noexcept { return values_; }
   /// Number of value slots (stored components, explicit zeros and padding
   /// included).
-  [[nodiscard]] std::size_t stored() const noexcept { return values_.size(); }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr std::size_t stored() const noexcept { return values_.size(); }
 
-  /// Bytes held by the level arrays and the values.
+  /// Bytes held by the level arrays and the values (0 for borrowed ones).
   [[nodiscard]] std::size_t storage_bytes() const noexcept {
     auto bytes = [](const auto& l) -> std::size_t {
       if constexpr (requires { l.bytes(); })
@@ -158,22 +169,24 @@ class tensor {
         return 0;
     };
     return std::apply([&](const auto&... l) { return (std::size_t{0} + ... + bytes(l)); }, levels_) +
-           values_.capacity() * sizeof(V);
+           detail::array_bytes(values_);
   }
 
  private:
-  // Shared arrays (array-of-structs COO): see detail::link_levels.
-  void relink() { detail::link_levels(levels_); }
-
   template <std::size_t... K>
   static level_tuple make_full_levels(const std::array<I, order>& dims, std::index_sequence<K...>) {
     return level_tuple(std::tuple_element_t<K, level_tuple>(level_shape<I>{dims[F::maps[K].dim], 0, 0, {}})...);
   }
 
-  std::array<I, order> dims_;
+  std::array<I, order> dims_{};
   level_tuple levels_;
-  std::vector<V> values_;
+  values_array values_;
 };
+
+/// A tensor over arrays someone else owns (V const: read-only): trivially
+/// copyable, so it may be copied bytewise into a device kernel's arguments.
+template <class V, format_type F, index_type I = std::int32_t>
+using tensor_view = tensor<V, F, I, borrowed<>>;
 
 namespace detail {
 
@@ -237,8 +250,8 @@ bool logical_coords(const I* lc, const std::array<I, N>& dims, std::array<I, N>&
 /// `std::array<I, order>` of logical coordinates and v its value. Padding
 /// outside the tensor (blocked formats) is skipped; explicit zeros and ELL
 /// padding inside it are visited. Order is the format's storage order.
-template <class V, class F, class I, class Fn>
-void for_each_component(const tensor<V, F, I>& t, Fn&& f) {
+template <class V, class F, class I, class S, class Fn>
+void for_each_component(const tensor<V, F, I, S>& t, Fn&& f) {
   constexpr std::size_t nlev = F::num_levels;
   I coords[nlev] = {};
   std::array<I, F::order> x{};
@@ -250,12 +263,55 @@ void for_each_component(const tensor<V, F, I>& t, Fn&& f) {
 }
 
 /// The stored components as an (unsorted) coordinate list.
-template <class V, class F, class I>
-[[nodiscard]] coordinate_list<V, I> to_coordinate_list(const tensor<V, F, I>& t) {
-  coordinate_list<V, I> out(std::vector<I>(t.dims().begin(), t.dims().end()));
+template <class V, class F, class I, class S>
+[[nodiscard]] coordinate_list<std::remove_const_t<V>, I> to_coordinate_list(const tensor<V, F, I, S>& t) {
+  coordinate_list<std::remove_const_t<V>, I> out(std::vector<I>(t.dims().begin(), t.dims().end()));
   out.reserve(t.stored());
-  for_each_component(t, [&](const auto& x, const V& v) { out.push_back(std::span<const I>(x), v); });
+  for_each_component(t, [&](const auto& x, const auto& v) { out.push_back(std::span<const I>(x), v); });
   return out;
+}
+
+namespace detail {
+template <std::size_t K, class T>
+typename T::index_type validate_level(const T& t, typename T::index_type parent_size) {
+  using F = typename T::format_type;
+  const auto& l = t.template level<K>();
+  using L = std::remove_cvref_t<decltype(l)>;
+  static_assert(requires { l.validate(parent_size); },
+                "tensorlev::validate: a level of this format has no validate(parent_size) member, so its arrays "
+                "cannot be checked");
+  const std::string where = "level " + std::to_string(K) + " (" + std::string(L::name) + ")";
+  if (F::maps[K].kind == map_kind::mode && l.dimension() != t.dims()[F::maps[K].dim])
+    throw shape_error("validate: " + where + " has extent " + std::to_string(l.dimension()) + ", but dimension " +
+                      std::to_string(F::maps[K].dim) + " is " + std::to_string(t.dims()[F::maps[K].dim]));
+  try {
+    return l.validate(parent_size);
+  } catch (const error& e) {
+    throw shape_error("validate: " + where + ": " + e.what());
+  }
+}
+}  // namespace detail
+
+/// Checks that t's arrays encode a valid tensor of its dimensions: each
+/// level's arrays (segment bounds, coordinates inside the extent, the
+/// order and uniqueness its properties promise, hashed buckets where
+/// locate finds them) and one value per position of the last level. For
+/// arrays from elsewhere (views, interop) before a kernel reads them: a
+/// kernel trusts its operands. The arrays must be host accessible.
+/// @throws shape_error naming the level and the first violation.
+template <class V, class F, class I, class S>
+void validate(const tensor<V, F, I, S>& t) {
+  static_assert(S::host_accessible, "tensorlev::validate: the arrays must be readable on the host");
+  for (std::size_t d = 0; d < F::order; ++d)
+    if (t.dims()[d] < 0)
+      throw shape_error("validate: dimension " + std::to_string(d) + " is negative (" + std::to_string(t.dims()[d]) + ")");
+  I size = 1;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((size = detail::validate_level<K>(t, size)), ...);
+  }(std::make_index_sequence<F::num_levels>{});
+  if (t.stored() != static_cast<std::size_t>(size))
+    throw shape_error("validate: " + std::to_string(t.stored()) + " values, but the last level has " +
+                      std::to_string(size) + " positions");
 }
 
 /// Number of dense components (product of dimensions), or overflow_error.
@@ -270,10 +326,10 @@ template <class I, std::size_t N>
 
 /// The tensor as a dense row-major array (last dimension fastest); stored
 /// duplicates (ELL padding) add up.
-template <class V, class F, class I>
-[[nodiscard]] std::vector<V> to_dense(const tensor<V, F, I>& t) {
-  std::vector<V> out(dense_size(t.dims()), V{});
-  for_each_component(t, [&](const auto& x, const V& v) {
+template <class V, class F, class I, class S>
+[[nodiscard]] std::vector<std::remove_const_t<V>> to_dense(const tensor<V, F, I, S>& t) {
+  std::vector<std::remove_const_t<V>> out(dense_size(t.dims()), std::remove_const_t<V>{});
+  for_each_component(t, [&](const auto& x, const auto& v) {
     std::size_t idx = 0;
     for (std::size_t d = 0; d < F::order; ++d) idx = idx * static_cast<std::size_t>(t.dims()[d]) + static_cast<std::size_t>(x[d]);
     out[idx] += v;

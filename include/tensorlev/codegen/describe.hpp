@@ -145,6 +145,7 @@ struct operand_traits<T> {
   using value_type = typename T::value_type;
   using index_type = typename T::index_type;
   using format = typename T::format_type;
+  using level_tuple = typename T::level_tuple;
   static constexpr std::size_t order = format::order;
   static constexpr std::size_t nlev = format::num_levels;
 };
@@ -170,10 +171,9 @@ constexpr access_desc describe_access() {
   for (std::size_t x = 0; x < sizeof...(Vars); ++x) d.vars[x] = vars[x];
   if constexpr (OT::nlev > 0) {
     using F = typename OT::format;
-    using I = typename OT::index_type;
     d.nlev = OT::nlev;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
-      ((d.lev[K] = describe_level<typename F::template level_type<K, I>>(vars[F::maps[K].dim])), ...);
+      ((d.lev[K] = describe_level<std::tuple_element_t<K, typename OT::level_tuple>>(vars[F::maps[K].dim])), ...);
     }(std::make_index_sequence<OT::nlev>{});
     for (std::size_t k = 0; k < OT::nlev; ++k) {
       d.lev[k].map = F::maps[k].kind;

@@ -86,10 +86,12 @@ class scratch_pool {
   std::vector<T*> free_;
 };
 
+// A tensor a kernel can assemble as its output (growable storage); a view
+// (borrowed storage) is written in place.
 template <class T>
 struct is_tensor : std::false_type {};
-template <class V, class F, class I>
-struct is_tensor<tensor<V, F, I>> : std::true_type {};
+template <class V, class F, class I, class S>
+struct is_tensor<tensor<V, F, I, S>> : std::bool_constant<S::growable> {};
 template <class T>
 inline constexpr bool is_tensor_v = is_tensor<T>::value;
 }  // namespace detail
@@ -208,9 +210,9 @@ constexpr bool needs_dense_copy(const stmt_desc& d, std::size_t a) {
 
 template <class T>
 struct dense_copy_of;
-template <class V, class F, class I>
-struct dense_copy_of<tensor<V, F, I>> {
-  using type = tensor<V, dense_tensor<F::order>, I>;
+template <class V, class F, class I, class S>
+struct dense_copy_of<tensor<V, F, I, S>> {
+  using type = tensor<std::remove_const_t<V>, dense_tensor<F::order>, I>;
 };
 
 // An ordered copy: one ordered, unique compressed level per level of F, in
@@ -224,9 +226,9 @@ struct ordered_levels {
 };
 template <class T>
 struct sorted_copy_of;
-template <class V, class F, class I>
-struct sorted_copy_of<tensor<V, F, I>> {
-  using type = tensor<V, format<typename ordered_levels<F::num_levels>::type, typename F::map_type>, I>;
+template <class V, class F, class I, class S>
+struct sorted_copy_of<tensor<V, F, I, S>> {
+  using type = tensor<std::remove_const_t<V>, format<typename ordered_levels<F::num_levels>::type, typename F::map_type>, I>;
 };
 
 // Owns the scratch copies for the duration of one statement.
@@ -300,10 +302,8 @@ struct kernel {
     if constexpr (O.out == out_kind::scalar || O.out == out_kind::located) {
       return true;
     } else {
-      using F = typename op_t<0>::format_type;
-      using OI = typename operand_traits<op_t<0>>::index_type;
       return []<std::size_t... K>(std::index_sequence<K...>) {
-        return (packable_level<typename F::template level_type<K, OI>> && ...);
+        return (packable_level<std::tuple_element_t<K, typename op_t<0>::level_tuple>> && ...);
       }(std::make_index_sequence<D.acc[0].nlev>{});
     }
   }

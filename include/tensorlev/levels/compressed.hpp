@@ -7,17 +7,25 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "../config.hpp"
 #include "../level_concepts.hpp"
+#include "../storage.hpp"
 #include "detail_storage.hpp"
 
 namespace tensorlev {
 
-template <index_type I, sparse_options O = sparse_options{}>
+template <index_type I, sparse_options O = sparse_options{}, storage_policy S = owning<>>
 class compressed_level {
  public:
   using index_type = I;
+  using storage = S;
+  using pos_type = typename S::template pos_type<I>;  ///< stored position type
+  using crd_type = typename S::template crd_type<I>;  ///< stored coordinate type
+  using pos_array = typename S::template array<pos_type>;
+  using crd_array = typename S::template array<crd_type>;
   static constexpr std::string_view name = "compressed";
   static constexpr bool is_full = O.full;
   static constexpr bool is_ordered = O.ordered;
@@ -33,33 +41,65 @@ class compressed_level {
     return detail::pos_level_code(f, l, a, false, "");
   }
 
-
   compressed_level() = default;
-  explicit compressed_level(const level_shape<I>& s) : n_(s.extent) {}
-  /// Adopts existing arrays. @pre pos has parent_size+1 non-decreasing
-  /// entries starting at 0, pos.back() == crd.size(), 0 <= crd[p] < n.
-  compressed_level(I n, std::vector<I> pos, std::vector<I> crd) : n_(n), pos_(std::move(pos)), crd_(std::move(crd)) {}
+  explicit compressed_level(const level_shape<I>& s) : n_(s.extent) {
+    detail::check_fits<crd_type>(s.extent, "compressed level: extent");
+  }
+  /// Adopts (or, for borrowed storage, views) existing arrays.
+  /// @pre pos has parent_size+1 non-decreasing entries starting at 0,
+  /// pos.back() == crd.size(), 0 <= crd[p] < n (validate checks it).
+  compressed_level(I n, pos_array pos, crd_array crd) : n_(n), pos_(std::move(pos)), crd_(std::move(crd)) {}
+  /// The same level over other storage, each array made by
+  /// `to.make<Array>(array)` (storage.hpp: borrowing, or copying).
+  template <storage_policy S2, class To>
+  compressed_level(const compressed_level<I, O, S2>& o, const To& to)
+      : n_(o.dimension()), pos_(to.template make<pos_array>(o.pos())), crd_(to.template make<crd_array>(o.crd())) {}
 
-  [[nodiscard]] I dimension() const noexcept { return n_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
 
   // Coordinate position iteration.
-  [[nodiscard]] bounds<I> pos_bounds(I ppos) const noexcept { return {pos_[ppos], pos_[ppos + 1]}; }
-  [[nodiscard]] coordinate<I> pos_access(I p, ancestors<I>) const noexcept { return {crd_[p], true}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE bounds<I> pos_bounds(I ppos) const noexcept {
+    return {static_cast<I>(pos_[ppos]), static_cast<I>(pos_[ppos + 1])};
+  }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE coordinate<I> pos_access(I p, ancestors<I>) const noexcept {
+    return {static_cast<I>(crd_[p]), true};
+  }
 
-  // Append.
-  void append_init(I parent_size, I size) {
-    pos_.assign(static_cast<std::size_t>(parent_size) + 1, I(0));
+  // Append (growable storage only).
+  void append_init(I parent_size, I size)
+    requires S::growable
+  {
+    detail::check_fits<pos_type>(size, "compressed level: number of positions");
+    pos_.assign(static_cast<std::size_t>(parent_size) + 1, pos_type(0));
     crd_.clear();
     crd_.reserve(static_cast<std::size_t>(size));
   }
-  void append_init_sized(I parent_size, I size) {
-    pos_.assign(static_cast<std::size_t>(parent_size) + 1, I(0));
-    crd_.assign(static_cast<std::size_t>(size), I(0));
+  void append_init_sized(I parent_size, I size)
+    requires S::growable
+  {
+    detail::check_fits<pos_type>(size, "compressed level: number of positions");
+    pos_.assign(static_cast<std::size_t>(parent_size) + 1, pos_type(0));
+    crd_.assign(static_cast<std::size_t>(size), crd_type(0));
   }
-  void append_coord(I p, I i) { detail::put_at(crd_, p, i); }
-  void append_coord_at(I p, I i) noexcept { crd_[static_cast<std::size_t>(p)] = i; }
-  void append_edges(I ppos, I pbegin, I pend) noexcept { pos_[ppos + 1] = pend - pbegin; }
-  void append_finalize(I parent_size, I size) {
+  void append_coord(I p, I i)
+    requires S::growable
+  {
+    detail::put_at(crd_, p, static_cast<crd_type>(i));
+  }
+  void append_coord_at(I p, I i) noexcept
+    requires S::growable
+  {
+    crd_[static_cast<std::size_t>(p)] = static_cast<crd_type>(i);
+  }
+  void append_edges(I ppos, I pbegin, I pend) noexcept
+    requires S::growable
+  {
+    pos_[ppos + 1] = static_cast<pos_type>(pend - pbegin);
+  }
+  void append_finalize(I parent_size, I size)
+    requires S::growable
+  {
+    detail::check_fits<pos_type>(size, "compressed level: number of positions");
     detail::counts_to_bounds(pos_, parent_size);
     if (crd_.size() > static_cast<std::size_t>(size)) {  // sized for more (append_init_sized)
       crd_.resize(static_cast<std::size_t>(size));
@@ -67,22 +107,35 @@ class compressed_level {
     }
   }
 
-  [[nodiscard]] const std::vector<I>& pos() const noexcept { return pos_; }
-  [[nodiscard]] const std::vector<I>& crd() const noexcept { return crd_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return detail::vector_bytes(pos_) + detail::vector_bytes(crd_); }
+  /// Checks the arrays for `parent_size` parent positions (validate(t),
+  /// interop views); returns the number of positions.
+  /// @throws shape_error naming the first violation.
+  [[nodiscard]] I validate(I parent_size) const {
+    detail::validate_bounds(pos_, parent_size, crd_.size(), "compressed level");
+    for (std::size_t p = 0; p < static_cast<std::size_t>(parent_size); ++p)
+      detail::validate_segment(crd_, static_cast<std::size_t>(pos_[p]), static_cast<std::size_t>(pos_[p + 1]), n_,
+                               O.ordered, O.unique, "compressed level", p);
+    return static_cast<I>(crd_.size());
+  }
+
+  [[nodiscard]] TENSORLEV_HOST_DEVICE const pos_array& pos() const noexcept { return pos_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE const crd_array& crd() const noexcept { return crd_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return detail::array_bytes(pos_) + detail::array_bytes(crd_); }
+  /// The arrays, for a copy into another storage (convert_storage).
+  [[nodiscard]] auto arrays() const noexcept { return std::tie(pos_, crd_); }
 
  private:
   I n_ = 0;
-  std::vector<I> pos_;
-  std::vector<I> crd_;
+  pos_array pos_;
+  crd_array crd_;
 };
 
 /// Format tag for a compressed level, e.g. `compressed<>` (CSR columns) or
 /// `compressed<sparse_options{.unique = false}>` (COO rows).
 template <sparse_options O = sparse_options{}>
 struct compressed {
-  template <class I>
-  using level = compressed_level<I, O>;
+  template <class I, class S = owning<>>
+  using level = compressed_level<I, O, S>;
   static constexpr std::string_view name = "compressed";
 };
 

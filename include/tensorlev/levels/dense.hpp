@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "../config.hpp"
 #include "../level_concepts.hpp"
 #include "detail_storage.hpp"
 
@@ -42,15 +43,15 @@ class dense_level {
   constexpr explicit dense_level(I n) noexcept : n_(n) {}
   constexpr explicit dense_level(const level_shape<I>& s) noexcept : n_(s.extent) {}
 
-  [[nodiscard]] constexpr I dimension() const noexcept { return n_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
 
   // Coordinate value iteration.
-  [[nodiscard]] constexpr bounds<I> coord_bounds(ancestors<I>) const noexcept { return {I(0), n_}; }
-  [[nodiscard]] constexpr located<I> coord_access(I ppos, ancestors<I>, I i) const noexcept {
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr bounds<I> coord_bounds(ancestors<I>) const noexcept { return {I(0), n_}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr located<I> coord_access(I ppos, ancestors<I>, I i) const noexcept {
     return {ppos * n_ + i, true};
   }
   // Locate.
-  [[nodiscard]] constexpr located<I> locate(I ppos, ancestors<I>, I i) const noexcept { return {ppos * n_ + i, true}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr located<I> locate(I ppos, ancestors<I>, I i) const noexcept { return {ppos * n_ + i, true}; }
   // Insert.
   /// @throws overflow_error if parent_size * N does not fit I.
   [[nodiscard]] constexpr I size(I parent_size) const { return detail::checked_mul(parent_size, n_, "dense level size"); }
@@ -58,6 +59,12 @@ class dense_level {
   constexpr void insert_coord(I, I) noexcept {}
   constexpr void insert_finalize(I, I) noexcept {}
 
+  /// Checks the level for `parent_size` parents (it has no arrays: only
+  /// that the size fits I); returns the number of positions.
+  [[nodiscard]] I validate(I parent_size) const {
+    if (n_ < 0) throw shape_error("dense level: negative extent " + std::to_string(n_));
+    return size(parent_size);
+  }
   [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }
 
  private:
@@ -68,7 +75,8 @@ class dense_level {
 /// configures its properties.
 template <order_options O = order_options{}>
 struct dense {
-  template <class I>
+  /// Dense levels hold no arrays: one type whatever the storage.
+  template <class I, class S = void>
   using level = dense_level<I, O>;
   static constexpr std::string_view name = "dense";
 };

@@ -1,6 +1,8 @@
 #pragma once
 // Internal helpers shared by the level headers. Not part of the public API.
+#include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
+#include "../storage.hpp"
 
 namespace tensorlev::detail {
 /// Bytes held by a vector (its capacity, so slack would show).
@@ -15,10 +18,10 @@ template <class T>
 [[nodiscard]] std::size_t vector_bytes(const std::vector<T>& v) noexcept {
   return v.capacity() * sizeof(T);
 }
-/// Writes x at index p, growing v by one when p == v.size() (append order;
-/// the common case, a push_back).
-template <class T, class I>
-TENSORLEV_ALWAYS_INLINE void put_at(std::vector<T>& v, I p, const T& x) {
+/// Writes x at index p of a growable array, growing it by one when
+/// p == v.size() (append order; the common case, a push_back).
+template <class A, class I, class T>
+TENSORLEV_ALWAYS_INLINE void put_at(A& v, I p, const T& x) {
   const auto up = static_cast<std::size_t>(p);
   if (up == v.size()) [[likely]] {
     v.push_back(x);
@@ -31,10 +34,75 @@ TENSORLEV_ALWAYS_INLINE void put_at(std::vector<T>& v, I p, const T& x) {
 }
 /// Turns per-parent child counts pos[p+1] into segment bounds (Table 3's
 /// append_finalize for pos arrays).
-template <class I>
-void counts_to_bounds(std::vector<I>& pos, I parent_size) noexcept {
+template <class A, class I>
+void counts_to_bounds(A& pos, I parent_size) noexcept {
   const auto n = static_cast<std::size_t>(parent_size) + 1;
   for (std::size_t p = 1; p < n; ++p) pos[p] += pos[p - 1];
+}
+/// Lane `lane` of an array of R-tuples, indexed by tuple (for validation).
+template <class Ptr>
+struct strided {
+  Ptr data;
+  std::size_t lanes;
+  std::size_t lane;
+  auto operator[](std::size_t p) const { return data[p * lanes + lane]; }
+};
+/// Checks the coordinates crd[begin .. end) of one parent (`parent`, for
+/// the message) of a level named `what` over extent n: each in [0, n),
+/// increasing if `ordered` (strictly if `unique`), distinct if `unique`.
+/// @throws shape_error naming the first violation.
+template <class A, class I>
+void validate_segment(const A& crd, std::size_t begin, std::size_t end, I n, bool ordered, bool unique,
+                      const char* what, std::size_t parent) {
+  auto where = [&](std::size_t p) {
+    return std::string(what) + ": coordinate " + std::to_string(crd[p]) + " at position " + std::to_string(p) +
+           " (parent position " + std::to_string(parent) + ")";
+  };
+  for (std::size_t p = begin; p < end; ++p) {
+    if (!std::in_range<I>(crd[p]) || static_cast<I>(crd[p]) < 0 || static_cast<I>(crd[p]) >= n)
+      throw shape_error(where(p) + " is outside [0, " + std::to_string(n) + ")");
+    if (ordered && p > begin && (unique ? !(crd[p - 1] < crd[p]) : crd[p] < crd[p - 1]))
+      throw shape_error(where(p) + (unique ? " does not follow " : " is below ") + std::to_string(crd[p - 1]) +
+                        (unique ? " in increasing order (the level is ordered and unique)"
+                                : " (the level is ordered)"));
+  }
+  if (unique && !ordered && end - begin > 1) {
+    std::vector<std::pair<I, std::size_t>> seen;
+    seen.reserve(end - begin);
+    for (std::size_t p = begin; p < end; ++p) seen.emplace_back(static_cast<I>(crd[p]), p);
+    std::sort(seen.begin(), seen.end());
+    for (std::size_t k = 1; k < seen.size(); ++k)
+      if (seen[k].first == seen[k - 1].first)
+        throw shape_error(where(seen[k].second) + " repeats the one at position " + std::to_string(seen[k - 1].second) +
+                          " (the level is unique)");
+  }
+}
+/// Checks the segment bounds pos[0 .. parent_size] of a level named `what`:
+/// parent_size + 1 entries, pos[0] == 0, non-decreasing, pos[parent_size]
+/// == size (the coordinate array's length); each bound must fit I.
+template <class A, class I>
+void validate_bounds(const A& pos, I parent_size, std::size_t size, const char* what) {
+  const auto np = static_cast<std::size_t>(parent_size) + 1;
+  if (pos.size() != np)
+    throw shape_error(std::string(what) + ": the position array has " + std::to_string(pos.size()) +
+                      " entries, expected " + std::to_string(np) + " (one more than the " +
+                      std::to_string(parent_size) + " parent positions)");
+  if (pos[0] != 0) throw shape_error(std::string(what) + ": the position array starts at " + std::to_string(pos[0]) + ", not 0");
+  for (std::size_t p = 1; p < np; ++p)
+    if (pos[p] < pos[p - 1])
+      throw shape_error(std::string(what) + ": the position array decreases at entry " + std::to_string(p) + " (" +
+                        std::to_string(pos[p - 1]) + " then " + std::to_string(pos[p]) + ")");
+  if (!std::in_range<std::size_t>(pos[np - 1]) || static_cast<std::size_t>(pos[np - 1]) != size)
+    throw shape_error(std::string(what) + ": the position array ends at " + std::to_string(pos[np - 1]) +
+                      ", but the coordinate array has " + std::to_string(size) + " entries");
+  check_readable<I>(pos[np - 1], (std::string(what) + ": number of positions").c_str());
+}
+
+/// Checks that v (an index-type value entering a level: an extent, a
+/// number of positions) fits stored type T: overflow_error naming `what`.
+template <class T, class I>
+void check_fits(I v, const char* what) {
+  (void)to_stored<T>(v, what);
 }
 
 /// a * b, or overflow_error naming `what` if the product does not fit I.

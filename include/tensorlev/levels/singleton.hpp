@@ -8,17 +8,23 @@
 
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "../config.hpp"
 #include "../level_concepts.hpp"
+#include "../storage.hpp"
 #include "detail_storage.hpp"
 
 namespace tensorlev {
 
-template <index_type I, sparse_options O = sparse_options{}>
+template <index_type I, sparse_options O = sparse_options{}, storage_policy S = owning<>>
 class singleton_level {
  public:
   using index_type = I;
+  using storage = S;
+  using crd_type = typename S::template crd_type<I>;  ///< stored coordinate type
+  using crd_array = typename S::template array<crd_type>;
   static constexpr std::string_view name = "singleton";
   static constexpr bool is_full = O.full;
   static constexpr bool is_ordered = O.ordered;
@@ -36,35 +42,68 @@ class singleton_level {
 
 
   singleton_level() = default;
-  explicit singleton_level(const level_shape<I>& s) : n_(s.extent) {}
-  singleton_level(I n, std::vector<I> crd) : n_(n), crd_(std::move(crd)) {}
+  explicit singleton_level(const level_shape<I>& s) : n_(s.extent) {
+    detail::check_fits<crd_type>(s.extent, "singleton level: extent");
+  }
+  /// Adopts (or, for borrowed storage, views) a coordinate array.
+  singleton_level(I n, crd_array crd) : n_(n), crd_(std::move(crd)) {}
+  /// The same level over other storage (see compressed_level).
+  template <storage_policy S2, class To>
+  singleton_level(const singleton_level<I, O, S2>& o, const To& to)
+      : n_(o.dimension()), crd_(to.template make<crd_array>(o.crd())) {}
 
-  [[nodiscard]] I dimension() const noexcept { return n_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
 
-  [[nodiscard]] bounds<I> pos_bounds(I ppos) const noexcept { return {ppos, I(ppos + 1)}; }
-  [[nodiscard]] coordinate<I> pos_access(I p, ancestors<I>) const noexcept { return {crd_[p], true}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE bounds<I> pos_bounds(I ppos) const noexcept { return {ppos, I(ppos + 1)}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE coordinate<I> pos_access(I p, ancestors<I>) const noexcept {
+    return {static_cast<I>(crd_[p]), true};
+  }
 
-  void append_init(I, I size) {
+  // Append (growable storage only).
+  void append_init(I, I size)
+    requires S::growable
+  {
     crd_.clear();
     crd_.reserve(static_cast<std::size_t>(size));
   }
-  void append_coord(I p, I i) { detail::put_at(crd_, p, i); }
-  void append_edges(I, I, I) noexcept {}
-  void append_finalize(I, I) noexcept {}
+  void append_coord(I p, I i)
+    requires S::growable
+  {
+    detail::put_at(crd_, p, static_cast<crd_type>(i));
+  }
+  void append_edges(I, I, I) noexcept
+    requires S::growable
+  {}
+  void append_finalize(I, I) noexcept
+    requires S::growable
+  {}
 
-  [[nodiscard]] const std::vector<I>& crd() const noexcept { return crd_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return detail::vector_bytes(crd_); }
+  /// Checks the arrays for `parent_size` parent positions (validate(t),
+  /// interop views); returns the number of positions.
+  /// @throws shape_error naming the first violation.
+  [[nodiscard]] I validate(I parent_size) const {
+    if (crd_.size() != static_cast<std::size_t>(parent_size))
+      throw shape_error("singleton level: the coordinate array has " + std::to_string(crd_.size()) +
+                        " entries, expected one per parent position (" + std::to_string(parent_size) + ")");
+    for (std::size_t p = 0; p < crd_.size(); ++p) detail::validate_segment(crd_, p, p + 1, n_, false, false, "singleton level", p);
+    return parent_size;
+  }
+
+  [[nodiscard]] TENSORLEV_HOST_DEVICE const crd_array& crd() const noexcept { return crd_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return detail::array_bytes(crd_); }
+  /// The arrays, for a copy into another storage (convert_storage).
+  [[nodiscard]] auto arrays() const noexcept { return std::tie(crd_); }
 
  private:
   I n_ = 0;
-  std::vector<I> crd_;
+  crd_array crd_;
 };
 
 /// Format tag for a singleton level.
 template <sparse_options O = sparse_options{}>
 struct singleton {
-  template <class I>
-  using level = singleton_level<I, O>;
+  template <class I, class S = owning<>>
+  using level = singleton_level<I, O, S>;
   static constexpr std::string_view name = "singleton";
 };
 

@@ -2,8 +2,8 @@
 /// @file singleton_aos.hpp
 /// Singleton level stored as lane `Lane` of the tuple array owned by the
 /// `compressed_aos` level `Lane` levels above it (array-of-structs COO).
-/// It owns no array: `link` points it at the head's tuples, and the tensor
-/// calls `link` whenever its levels are built, copied or moved.
+/// It owns no array: `link` gives it the head's (shared) tuples once the
+/// levels are built; copies share them, so no relinking after a copy.
 /// Capabilities and properties: as `singleton` (position iteration, append;
 /// branchless, compact; full, ordered, unique configurable).
 
@@ -11,8 +11,11 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
+#include "../config.hpp"
 #include "../level_concepts.hpp"
+#include "../storage.hpp"
 #include "detail_storage.hpp"
 
 namespace tensorlev {
@@ -21,17 +24,21 @@ namespace detail {
 /// H owns an array of R-tuples that singleton_aos levels below it share.
 template <class H, std::size_t R>
 concept aos_head_of = requires(H& h) {
-  h.tuple_data();
+  h.tuples().data();
   H::lanes;
 } && (H::lanes == R);
 }  // namespace detail
 
-template <index_type I, std::size_t R, std::size_t Lane, sparse_options O = sparse_options{}>
+template <index_type I, std::size_t R, std::size_t Lane, sparse_options O = sparse_options{},
+          storage_policy S = owning<>>
 class singleton_aos_level {
   static_assert(Lane >= 1 && Lane < R, "tensorlev::singleton_aos_level: Lane must be in [1, R)");
 
  public:
   using index_type = I;
+  using storage = S;
+  using crd_type = typename S::template crd_type<I>;  ///< stored coordinate type
+  using tuple_array = typename S::template shared<std::remove_const_t<crd_type>>;
   static constexpr std::string_view name = "singleton-aos";
   static constexpr bool is_full = O.full;
   static constexpr bool is_ordered = O.ordered;
@@ -39,22 +46,28 @@ class singleton_aos_level {
   static constexpr bool is_branchless = true;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
-  /// Its level functions ignore the ancestors' coordinates (the generator
-  /// need not keep them for it).
   static constexpr bool needs_ancestors = false;
-  /// Loop-nest printer text (level_concepts.hpp, level_fn).
   static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
     return detail::pos_level_code(f, l, a, true, ".c" + std::to_string(Lane));
   }
 
-
   singleton_aos_level() = default;
-  explicit singleton_aos_level(const level_shape<I>& s) : n_(s.extent) {}
+  explicit singleton_aos_level(const level_shape<I>& s) : n_(s.extent) {
+    detail::check_fits<crd_type>(s.extent, "singleton-aos level: extent");
+  }
+  /// Over the head's tuple array (as `link` would set it).
+  singleton_aos_level(I n, tuple_array tuples) : n_(n), tuples_(std::move(tuples)), t_(tuples_.data()) {}
+  /// The same level over other storage; link then shares the new head's
+  /// tuples.
+  template <storage_policy S2, class To>
+  singleton_aos_level(const singleton_aos_level<I, R, Lane, O, S2>& o, const To&) : n_(o.dimension()) {}
 
-  [[nodiscard]] I dimension() const noexcept { return n_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
 
-  /// Points this level at the tuple array of the level `Lane` levels above.
-  /// `up(std::integral_constant<std::size_t, n>{})` returns that level.
+  /// Shares the tuple array of the compressed_aos level Lane levels above.
+  /// Called once the levels are placed (pack, a kernel's assembly, the
+  /// tensor's adopting constructor); copies share the array, so need not
+  /// call it again.
   template <class Up>
   void link(Up&& up) {
     auto& head = up(std::integral_constant<std::size_t, Lane>{});
@@ -62,32 +75,62 @@ class singleton_aos_level {
     static_assert(detail::aos_head_of<H, R>,
                   "tensorlev::singleton_aos_level: the level Lane levels above must be a compressed_aos level "
                   "with R lanes");
-    if constexpr (detail::aos_head_of<H, R>) tuples_ = head.tuple_data();
+    if constexpr (detail::aos_head_of<H, R>) {
+      tuples_ = head.tuples();
+      t_ = tuples_.data();
+    }
   }
 
-  [[nodiscard]] bounds<I> pos_bounds(I ppos) const noexcept { return {ppos, I(ppos + 1)}; }
-  [[nodiscard]] coordinate<I> pos_access(I p, ancestors<I>) const noexcept {
-    return {tuples_[static_cast<std::size_t>(p) * R + Lane], true};
+  [[nodiscard]] TENSORLEV_HOST_DEVICE bounds<I> pos_bounds(I ppos) const noexcept { return {ppos, I(ppos + 1)}; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE coordinate<I> pos_access(I p, ancestors<I>) const noexcept {
+    return {static_cast<I>(t_[static_cast<std::size_t>(p) * R + Lane]), true};
   }
 
-  /// @pre linked, and the head already holds a tuple at position p.
-  void append_init(I, I) noexcept {}
-  void append_coord(I p, I i) noexcept { tuples_[static_cast<std::size_t>(p) * R + Lane] = i; }
-  void append_edges(I, I, I) noexcept {}
-  void append_finalize(I, I) noexcept {}
+  // Append (growable storage only): writes the lane of the head's tuples.
+  void append_init(I, I) noexcept
+    requires S::growable
+  {}
+  void append_coord(I p, I i) noexcept
+    requires S::growable
+  {
+    t_[static_cast<std::size_t>(p) * R + Lane] = static_cast<std::remove_const_t<crd_type>>(i);
+  }
+  void append_edges(I, I, I) noexcept
+    requires S::growable
+  {}
+  void append_finalize(I, I) noexcept
+    requires S::growable
+  {}
 
+  /// Checks the arrays for `parent_size` parent positions (validate(t),
+  /// interop views); returns the number of positions.
+  /// @throws shape_error naming the first violation.
+  [[nodiscard]] I validate(I parent_size) const {
+    if (tuples_.size() != static_cast<std::size_t>(parent_size) * R)
+      throw shape_error("singleton-aos level: the tuple array has " + std::to_string(tuples_.size()) +
+                        " entries, expected " + std::to_string(R) + " per parent position (" +
+                        std::to_string(parent_size) + ")");
+    const detail::strided<decltype(t_)> lane{t_, R, Lane};
+    for (std::size_t p = 0; p < static_cast<std::size_t>(parent_size); ++p)
+      detail::validate_segment(lane, p, p + 1, n_, false, false, "singleton-aos level", p);
+    return parent_size;
+  }
+
+  /// Owns nothing: the head's tuples are counted there.
   [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }
 
  private:
+  using tuple_ptr = decltype(std::declval<tuple_array&>().data());
+
   I n_ = 0;
-  I* tuples_ = nullptr;
+  tuple_array tuples_;
+  tuple_ptr t_ = nullptr;
 };
 
-/// Format tag for lane `Lane` of an R-tuple array-of-structs COO.
 template <std::size_t R, std::size_t Lane, sparse_options O = sparse_options{}>
 struct singleton_aos {
-  template <class I>
-  using level = singleton_aos_level<I, R, Lane, O>;
+  template <class I, class S = owning<>>
+  using level = singleton_aos_level<I, R, Lane, O, S>;
   static constexpr std::string_view name = "singleton-aos";
 };
 

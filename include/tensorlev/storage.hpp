@@ -1,0 +1,267 @@
+#pragma once
+/// @file storage.hpp
+/// Storage policies: *where* a level's arrays and a tensor's values live,
+/// apart from *what* they mean (the level type). One definition per level
+/// type serves every policy, the way mdspan separates the layout from the
+/// accessor.
+///
+///     tensor<double, csr> A = pack<csr>(list);            // owning<>: std::vector
+///     tensor<const double, csr, std::int64_t, borrowed<std::size_t, int>> B = csr_view(...);
+///
+/// A policy S provides
+///  - `S::array<T>`: the array type of elements T. Every array has
+///    `data()`, `size()` and `operator[]`; a *growable* policy's arrays also
+///    have std::vector's `assign`, `resize`, `reserve`, `clear`,
+///    `push_back`, `capacity` and `shrink_to_fit` (pack and generated
+///    kernels assemble into them);
+///  - `S::shared<T>`: an array that copies share (array-of-structs tuples
+///    read by several levels; never written after assembly, so sharing is
+///    unobservable). For owning storage it is reference counted;
+///  - `S::pos_type<I>`, `S::crd_type<I>`: the element types of position
+///    and coordinate arrays when the tensor computes with index type I
+///    (positions and coordinates may differ, e.g. Kokkos Kernels'
+///    `size_type` and `ordinal_type`); `void` in the policy means I;
+///  - `static constexpr bool growable`, `host_accessible`.
+/// Level functions read stored elements and convert them to I; data that
+/// enters a level is checked to fit its stored types (overflow_error).
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+
+namespace tensorlev {
+
+/// A non-owning array: a pointer and a length over memory someone else
+/// owns (T const for read-only data). Trivially copyable, so a tensor over
+/// borrowed arrays may be copied bytewise into a device kernel's arguments.
+template <class T>
+class borrowed_array {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+
+  constexpr borrowed_array() = default;
+  TENSORLEV_HOST_DEVICE constexpr borrowed_array(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
+  /// From a borrowed array of U where a U* converts to a T* (adds const).
+  template <class U>
+    requires std::convertible_to<U (*)[], T (*)[]>
+  TENSORLEV_HOST_DEVICE constexpr borrowed_array(const borrowed_array<U>& o) noexcept  // NOLINT: like a pointer
+      : data_(o.data()), size_(o.size()) {}
+
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr T* data() const noexcept { return data_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr T* begin() const noexcept { return data_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr T* end() const noexcept { return data_ + size_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr T& back() const noexcept { return data_[size_ - 1]; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// An owning array that copies share: a reference-counted std::vector.
+/// Writes go to the one buffer every copy sees, so levels write it only
+/// while assembling a fresh one (`fresh()`), before anyone shares it.
+template <class T>
+class shared_vector {
+ public:
+  using value_type = T;
+
+  shared_vector() = default;
+  explicit shared_vector(std::vector<T> v) : v_(std::make_shared<std::vector<T>>(std::move(v))) {}
+
+  /// Starts a new buffer, leaving the old one to the copies that share it.
+  void fresh() { v_ = std::make_shared<std::vector<T>>(); }
+
+  [[nodiscard]] T* data() noexcept { return v_ ? v_->data() : nullptr; }
+  [[nodiscard]] const T* data() const noexcept { return v_ ? v_->data() : nullptr; }
+  [[nodiscard]] std::size_t size() const noexcept { return v_ ? v_->size() : 0; }
+  [[nodiscard]] bool empty() const noexcept { return size() == 0; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return (*v_)[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return (*v_)[i]; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return v_ ? v_->capacity() : 0; }
+  /// The vector (created empty if there is none yet) for assembly.
+  [[nodiscard]] std::vector<T>& vec() {
+    if (!v_) v_ = std::make_shared<std::vector<T>>();
+    return *v_;
+  }
+  [[nodiscard]] const std::vector<T>* get() const noexcept { return v_.get(); }
+  [[nodiscard]] long use_count() const noexcept { return v_.use_count(); }
+  [[nodiscard]] const T* begin() const noexcept { return data(); }
+  [[nodiscard]] const T* end() const noexcept { return data() + size(); }
+  /// Element-wise equality with a vector.
+  friend bool operator==(const shared_vector& a, const std::vector<T>& b) {
+    return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
+  }
+
+ private:
+  std::shared_ptr<std::vector<T>> v_;
+};
+
+namespace detail {
+template <class P, class I>
+using or_index = std::conditional_t<std::is_void_v<P>, I, P>;
+
+template <class T>
+concept stored_integer = std::is_integral_v<std::remove_const_t<T>> && !std::is_same_v<std::remove_const_t<T>, bool>;
+}  // namespace detail
+
+template <class P, class C>
+struct borrowed;
+
+/// The default policy: arrays are std::vectors the level owns; copies are
+/// deep. P and C, when given, are the stored position and coordinate
+/// types (e.g. `owning<std::int64_t, std::int32_t>`: 64-bit row pointers,
+/// 32-bit columns).
+template <class P = void, class C = void>
+struct owning {
+  static_assert(std::is_void_v<P> || detail::stored_integer<P>,
+                "tensorlev::owning<P, C>: the position type P must be an integer type (or void: the index type)");
+  static_assert(std::is_void_v<C> || detail::stored_integer<C>,
+                "tensorlev::owning<P, C>: the coordinate type C must be an integer type (or void: the index type)");
+  template <class T>
+  using array = std::vector<T>;
+  template <class T>
+  using shared = shared_vector<T>;
+  template <class I>
+  using pos_type = detail::or_index<P, I>;
+  template <class I>
+  using crd_type = detail::or_index<C, I>;
+  static constexpr bool growable = true;
+  static constexpr bool host_accessible = true;
+  static constexpr const char* name = "owning";
+  /// The borrowed storage over the same arrays (a view of such a tensor).
+  using borrowed_type = borrowed<P, C>;
+};
+
+/// Arrays the user owns, viewed in place (pointer and length; see
+/// borrowed_array). Read-only for levels: a tensor over borrowed arrays is
+/// an operand, or a dense output written in place, never assembled. P and
+/// C are the stored position and coordinate types (void: the index type).
+template <class P = void, class C = void>
+struct borrowed {
+  static_assert(std::is_void_v<P> || detail::stored_integer<P>,
+                "tensorlev::borrowed<P, C>: the position type P must be an integer type (or void: the index type)");
+  static_assert(std::is_void_v<C> || detail::stored_integer<C>,
+                "tensorlev::borrowed<P, C>: the coordinate type C must be an integer type (or void: the index type)");
+  template <class T>
+  using array = borrowed_array<T>;
+  template <class T>
+  using shared = borrowed_array<const T>;
+  template <class I>
+  using pos_type = const std::remove_const_t<detail::or_index<P, I>>;
+  template <class I>
+  using crd_type = const std::remove_const_t<detail::or_index<C, I>>;
+  static constexpr bool growable = false;
+  static constexpr bool host_accessible = true;
+  static constexpr const char* name = "borrowed";
+  using borrowed_type = borrowed;
+};
+
+/// S is a storage policy.
+template <class S>
+concept storage_policy = requires {
+  typename S::template array<int>;
+  typename S::template shared<int>;
+  typename S::template pos_type<std::int32_t>;
+  typename S::template crd_type<std::int32_t>;
+  { S::growable } -> std::convertible_to<bool>;
+  { S::host_accessible } -> std::convertible_to<bool>;
+};
+
+/// Whether pack and generated kernels can assemble into storage S.
+template <class S>
+concept growable_storage = storage_policy<S> && S::growable;
+
+namespace detail {
+/// Bytes an array holds (its capacity, so slack would show); 0 for
+/// borrowed memory.
+template <class A>
+[[nodiscard]] std::size_t array_bytes(const A& a) noexcept {
+  if constexpr (requires { a.capacity(); })
+    return a.capacity() * sizeof(typename A::value_type);
+  else
+    return 0;
+}
+
+/// v converted to stored type T, or overflow_error naming `what` when it
+/// does not fit (negative into unsigned, or past T's maximum).
+template <class T, class I>
+[[nodiscard]] constexpr std::remove_const_t<T> to_stored(I v, const char* what) {
+  using U = std::remove_const_t<T>;
+  if (!std::in_range<U>(v))
+    throw overflow_error(std::string(what) + " " + std::to_string(v) + " does not fit the stored type (" +
+                         std::to_string(sizeof(U) * 8) + "-bit " + (std::is_signed_v<U> ? "signed" : "unsigned") +
+                         ")");
+  return static_cast<U>(v);
+}
+
+/// Checks that every value of stored type T can be read as index type I
+/// up to `most` (the largest value the array holds): overflow_error naming
+/// `what` otherwise. For unsigned or wider stored types read into I.
+template <class I, class T>
+void check_readable(T most, const char* what) {
+  if (!std::in_range<I>(most))
+    throw overflow_error(std::string(what) + " " + std::to_string(most) + " does not fit the index type (" +
+                         std::to_string(sizeof(I) * 8) + "-bit)");
+}
+
+// The index type a view over stored position type P and coordinate type C
+// computes with: int32 when both are at most 32-bit signed, else int64.
+template <class P, class C>
+using view_index_t = std::conditional_t<(sizeof(P) <= 4 && std::is_signed_v<P> && sizeof(C) <= 4 && std::is_signed_v<C>),
+                                        std::int32_t, std::int64_t>;
+// Borrowed storage for stored types P and C under index type I, `void`
+// where a stored type is I (so int arrays viewed with int give borrowed<>).
+template <class P, class C, class I>
+using borrowed_for = borrowed<std::conditional_t<std::is_same_v<P, I>, void, P>, std::conditional_t<std::is_same_v<C, I>, void, C>>;
+
+// Array transfers, for rebinding a level to other storage (each level's
+// rebinding constructor calls to.make<To>(array)).
+template <class T>
+struct is_shared_vector : std::false_type {};
+template <class T>
+struct is_shared_vector<shared_vector<T>> : std::true_type {};
+
+/// Borrows: a borrowed array over the source's memory.
+struct borrow_arrays {
+  template <class To, class From>
+  [[nodiscard]] To make(const From& a) const noexcept {
+    return To(a.data(), a.size());
+  }
+};
+/// Copies into owning host arrays (the source must be host accessible),
+/// converting each element to the target's stored type with a range check.
+struct copy_arrays {
+  template <class To, class From>
+  [[nodiscard]] To make(const From& a) const {
+    using T = typename To::value_type;
+    std::vector<T> v;
+    v.reserve(a.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      if constexpr (std::is_integral_v<T>)
+        v.push_back(to_stored<T>(a.data()[k], "storage copy: element"));
+      else
+        v.push_back(static_cast<T>(a.data()[k]));
+    }
+    if constexpr (is_shared_vector<To>::value)
+      return To(std::move(v));
+    else
+      return v;
+  }
+};
+}  // namespace detail
+
+}  // namespace tensorlev
