@@ -104,6 +104,9 @@ struct stmt_desc {
   char comp_var[max_vars]{}, comp_outer[max_vars]{}, comp_inner[max_vars]{};
   int comp_block[max_vars]{};
   int comp_acc[max_vars]{};
+  // More accesses, nodes or loop variables than the descriptor holds: the
+  // rest is left unfilled, and run_statement stops with a message.
+  bool too_big = false;
 };
 
 /// Whether variable v is private to one level (derived level maps).
@@ -284,6 +287,10 @@ struct access_parts<access<T, V...>> {
 constexpr void add_var(stmt_desc& d, char v) {
   for (std::size_t x = 0; x < d.nvars; ++x)
     if (d.vars[x] == v) return;
+  if (d.nvars == max_vars) {
+    d.too_big = true;
+    return;
+  }
   d.vars[d.nvars++] = v;
 }
 
@@ -293,6 +300,10 @@ constexpr stmt_desc describe() {
   stmt_desc d;
   using accs = decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
                                        std::declval<typename expr_info<E>::access_types>()));
+  if constexpr (std::tuple_size_v<accs> > max_accesses || expr_info<E>::nodes > max_nodes) {
+    d.too_big = true;
+    return d;
+  }
   d.nacc = std::tuple_size_v<accs>;
   [&]<std::size_t... A>(std::index_sequence<A...>) {
     ((d.acc[A] = access_parts<std::tuple_element_t<A, accs>>::desc()), ...);
@@ -312,6 +323,7 @@ constexpr stmt_desc describe() {
         d.acc[a].lev[k].var = next_private++;
         add_var(d, d.acc[a].lev[k].var);
       }
+  if (d.too_big) return d;
   for (std::size_t a = 1; a < d.nacc; ++a)
     for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
       level_desc& l = d.acc[a].lev[k];

@@ -1837,6 +1837,11 @@ void run_group(const Out& out, const Terms& ts, const executor& ex) {
 template <class Out, bool Accumulate, char Pre, char... Order, class E>
 void run_statement(const Out& out, const E& e, const executor& ex = serial) {
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
+  static_assert(!d.too_big,
+                "tensorlev: the statement is too big for one kernel: at most 16 accesses, 64 expression nodes and "
+                "16 loop variables (the index variables, plus one private variable for each operand level that "
+                "encodes no dimension directly: ELL's slot, DIA's diagonal, every block level of BCSR and CSB); "
+                "split it into smaller statements");
   static_assert(reductions_uniform(d, d.root, true),
                 "tensorlev: a reduction variable is used on only one side of a + or - that is nested inside a "
                 "product; sum it separately (split the statement) or distribute the product");
