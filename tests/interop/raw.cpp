@@ -172,7 +172,9 @@ TEST(RawInterop, SparseResultsFromViews) {
     const auto A = tl::csr_view(m, n, a.ptr, a.idx, std::as_const(a.val));
     const auto Bv = tl::csc_view(m, n, b.cptr, b.cidx, std::as_const(b.cval));
     const auto Bi = tl::to_owning(Bv);  // a deep copy, with owned vectors
-    if (!b.cidx.empty()) EXPECT_NE(Bi.level<1>().crd().data(), b.cidx.data());
+    if (!b.cidx.empty()) {
+      EXPECT_NE(Bi.level<1>().crd().data(), b.cidx.data());
+    }
     tl::tensor<double, tl::csr> C;
     C = tl::pack<tl::csr>(tl::coordinate_list<double, int>({static_cast<int>(m), static_cast<int>(n)}));
     const auto Bk = tl::coo_view(m, n, static_cast<long long>(b.rows.size()), b.rows, b.cols, std::as_const(b.coo_val));
