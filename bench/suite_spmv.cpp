@@ -161,7 +161,7 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
   } else if (format == "dia") {
     // One dense row of values per diagonal: y[i] += v[d][i] * x[i + off[d]].
     const auto& A = p.A_dia();
-    const std::vector<int>& off = A.level<1>().offsets();
+    const auto& off = A.level<1>().offsets();
     const double* val = A.values().data();
     const int n = p.in->cols();
     for (auto _ : state) {
