@@ -760,9 +760,15 @@ std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicat
 ///         duplicates::error; overflow_error if a size does not fit I.
 /// @post every component of `list` (combined by `policy`) is a stored
 ///       component of the result; nothing else is, except padding zeros.
-template <format_type F, class V, index_type I>
-[[nodiscard]] tensor<V, F, I> pack(const coordinate_list<V, I>& list, duplicates policy = duplicates::sum) {
-  using T = tensor<V, F, I>;
+///
+/// Storage S (storage.hpp) must be growable: `pack<csr, owning<std::int64_t,
+/// std::int32_t>>(list)` stores 64-bit positions and 32-bit coordinates
+/// (each checked to fit).
+template <format_type F, storage_policy S = owning<>, class V, index_type I>
+[[nodiscard]] tensor<V, F, I, S> pack(const coordinate_list<V, I>& list, duplicates policy = duplicates::sum) {
+  static_assert(S::growable, "tensorlev::pack: the storage must be growable (owning, not borrowed): pack into an "
+                             "owning tensor and view it");
+  using T = tensor<V, F, I, S>;
   using LT = typename T::level_tuple;
   constexpr std::size_t L = F::num_levels;
   constexpr std::size_t N = F::order;
@@ -776,7 +782,7 @@ template <format_type F, class V, index_type I>
   if (list.order() != N)
     throw shape_error("pack: the coordinate list has order " + std::to_string(list.order()) + " but format " + label +
                       " has order " + std::to_string(N));
-  if constexpr (detail::row_compressed_format<F, LT>()) {
+  if constexpr (std::is_same_v<S, owning<>> && detail::row_compressed_format<F, LT>()) {
     if (policy != duplicates::error)  // the generic path names the duplicate
       if (auto t = detail::pack_row_compressed<T>(list, policy)) return std::move(*t);
   }
@@ -846,15 +852,20 @@ enum class stored_zeros {
 
 /// Converts a tensor to format G (same value and index type) through its
 /// stored components; stored duplicates (ELL padding) are summed.
-template <format_type G, class V, class F, class I>
-[[nodiscard]] tensor<V, G, I> convert(const tensor<V, F, I>& t, stored_zeros zeros = stored_zeros::keep) {
+/// From any host-accessible storage (a view included) into owning storage
+/// S2 (owning<> by default).
+template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
+[[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const tensor<V, F, I, S>& t,
+                                                              stored_zeros zeros = stored_zeros::keep) {
   static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
-  if (zeros == stored_zeros::keep) return pack<G>(to_coordinate_list(t), duplicates::sum);
-  coordinate_list<V, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
-  for_each_component(t, [&](const auto& x, const V& v) {
-    if (v != V{}) list.push_back(std::span<const I>(x), v);
+  static_assert(S::host_accessible, "tensorlev::convert: the tensor's arrays must be readable on the host");
+  if (zeros == stored_zeros::keep) return pack<G, S2>(to_coordinate_list(t), duplicates::sum);
+  using W = std::remove_const_t<V>;
+  coordinate_list<W, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
+  for_each_component(t, [&](const auto& x, const W& v) {
+    if (v != W{}) list.push_back(std::span<const I>(x), v);
   });
-  return pack<G>(list, duplicates::sum);
+  return pack<G, S2>(list, duplicates::sum);
 }
 
 /// Packs the nonzeros of a dense row-major array (last dimension fastest)

@@ -1689,7 +1689,7 @@ struct kernel {
       st.sink = &sink;
       V unused{};
       loop<0, 0>(st, cs, unused);
-      *o = pack<typename T::format_type>(sink, duplicates::sum);
+      *o = pack<typename T::format_type, typename T::storage>(sink, duplicates::sum);
     } else {
       if constexpr (!Accumulate && !direct_store)
         for (auto& v : o->values()) v = V{};
