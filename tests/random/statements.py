@@ -5,7 +5,8 @@ Generates random index-notation statements (expression trees of sums,
 differences, products, negation and constants over operands and outputs
 drawn from every format, with transposed and broadcast accesses, repeated
 operands, terms with different reductions, `=` and `+=`), writes them as
-C++ translation units over tests/random/harness.hpp, compiles and runs
+C++ translation units over tests/random/harness.hpp (a quarter of the
+tensor operands through borrowed views), compiles and runs
 them. Every statement is either rejected at compile time with one of the
 library's own static_assert messages (checked against include/) or must
 equal the harness's dense interpreter on every trial (random extents 0..5,
@@ -115,6 +116,13 @@ def gen_statement(rng):
     if not has_access(spec["tree"]):
         spec["tree"] = ["*", spec["tree"], access()]
     prune_ops(spec)
+    # About a quarter of the tensor operands are used through a borrowed
+    # view of the packed tensor (storage.hpp). Drawn from the statement
+    # itself, so each seed's statements stay what they were.
+    vr = random.Random(json.dumps(spec, sort_keys=True))
+    for o in spec["ops"].values():
+        if o["order"] > 0 and vr.random() < 0.25:
+            o["view"] = True
     return spec
 
 
@@ -217,7 +225,7 @@ def var_classes(spec):
 
 def text(spec):
     lhs = "O(" + ", ".join(spec["out_vars"]) + ")"
-    fmts = [f"O: {spec['out_fmt']}"] + [f"{'S' if o['order'] == 0 else 'T'}{k}: {o['fmt']}"
+    fmts = [f"O: {spec['out_fmt']}"] + [f"{'S' if o['order'] == 0 else 'T'}{k}: {o['fmt']}{' view' if o.get('view') else ''}"
                                          for k, o in sorted(spec["ops"].items())]
     on = " on the chunked executor" if spec.get("exec") == "chunked" else ""
     return f"{lhs} {'+=' if spec['acc'] else '='} {cxx_expr(spec['tree'])}   [{'; '.join(fmts)}]{on}"
@@ -238,7 +246,11 @@ def cxx_case(cid, spec):
         if o["order"] == 0:
             lines.append(f"      auto S{oid} = R.scalar_operand({oid});")
         else:
-            lines.append(f"      auto T{oid} = R.operand<{o['fmt']}>({oid}, \"{first_vars[oid]}\");")
+            if o.get("view"):
+                lines.append(f"      auto T{oid}_own = R.operand<{o['fmt']}>({oid}, \"{first_vars[oid]}\");")
+                lines.append(f"      const auto T{oid} = tensorlev::view(T{oid}_own);")
+            else:
+                lines.append(f"      auto T{oid} = R.operand<{o['fmt']}>({oid}, \"{first_vars[oid]}\");")
     if spec["out_vars"]:
         lines.append(f"      auto O = R.output<{spec['out_fmt']}>(\"{spec['out_vars']}\");")
         lhs = "O(" + ", ".join(spec["out_vars"]) + ")"
@@ -509,6 +521,12 @@ def candidates(spec):
         s["acc"] = False
         s["ops"] = {int(k): v for k, v in s["ops"].items()}
         out.append(s)
+    for oid, o in sorted(spec["ops"].items()):
+        if o.get("view"):
+            s = json.loads(json.dumps(spec))
+            s["ops"] = {int(k): v for k, v in s["ops"].items()}
+            del s["ops"][oid]["view"]
+            out.append(s)
     for oid, o in sorted(spec["ops"].items()):
         if o["order"] > 0 and o["fmt"] != DENSE[o["order"]]:
             s = json.loads(json.dumps(spec))
