@@ -120,6 +120,20 @@ class tensor {
     }(std::make_index_sequence<num_levels>{});
     values_.assign(static_cast<std::size_t>(size), value_type{});
   }
+  tensor(const tensor&) = default;
+  tensor(tensor&&) noexcept = default;
+  tensor& operator=(const tensor&) = default;
+  /// A moved-from tensor may only be assigned to or destroyed; moving a
+  /// tensor into itself leaves it as it was.
+  tensor& operator=(tensor&& o) noexcept {
+    if (this != &o) {
+      dims_ = o.dims_;
+      levels_ = std::move(o.levels_);
+      values_ = std::move(o.values_);
+    }
+    return *this;
+  }
+  ~tensor() = default;
 
   /// `t(i, j, ...)`: the tensor in index notation (notation.hpp). The
   /// statement runs when an expression is assigned to such an access.
