@@ -239,6 +239,15 @@ constexpr order_plan order_for(const stmt_desc& d, out_kind out) {
   return o;
 }
 
+// Whether level k of an access can be iterated by segments of equal
+// coordinates if it is non-unique: the positions of the level below must
+// be contiguous (a compact, position-iterated child).
+constexpr bool segment_spans(const access_desc& a, std::size_t k) {
+  if (a.lev[k].unique || k + 1 >= a.nlev) return true;
+  const level_desc& c = a.lev[k + 1];
+  return c.pos_iter && c.compact && !c.coord_iter;
+}
+
 // Whether the append output of plan o can be assembled in loop order: the
 // loop over the last output variable enumerates coordinates in order, once
 // each (ordered input levels; non-unique ones deduplicated by segments).
@@ -256,9 +265,7 @@ constexpr bool append_feasible(const stmt_desc& d, const order_plan& o) {
       for (std::size_t x = 0; x < d.acc[0].order; ++x) out_var = out_var || d.acc[0].vars[x] == l.var;
       if (out_var && !l.ordered && !(l.locatable && l.full)) return false;
       if (l.var != v) continue;
-      if (!l.unique && k + 1 < d.acc[a].nlev &&
-          !(d.acc[a].lev[k + 1].pos_iter && d.acc[a].lev[k + 1].compact && !d.acc[a].lev[k + 1].coord_iter))
-        return false;
+      if (!segment_spans(d.acc[a], k)) return false;
     }
   return true;
 }
@@ -277,7 +284,11 @@ constexpr bool assemble_feasible(const stmt_desc& d, const order_plan& o) {
     for (std::size_t a = 1; a < d.nacc; ++a)
       for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
         const level_desc& l = d.acc[a].lev[k];
-        if (l.var == o.vars[x] && !l.ordered && !(l.locatable && l.full)) return false;
+        if (l.var != o.vars[x]) continue;
+        if (!l.ordered && !(l.locatable && l.full)) return false;
+        // A non-unique level is iterated by segments of equal coordinates,
+        // which needs the positions of the level below to be contiguous.
+        if (!segment_spans(d.acc[a], k)) return false;
       }
   }
   return true;
@@ -767,15 +778,18 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
       p.error_acc = it.acc;
     }
     // Deduplicate non-unique levels when merged with others, and when the
-    // loop appends output coordinates or binds a workspace's dense prefix
-    // (each row must be appended, or flushed, once).
-    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append ||
+    // loop appends or assembles output coordinates or binds a workspace's
+    // dense prefix (each row must be appended, or flushed, once). Assembled
+    // without segments, a repeated row of COO driving `O(i,j) = T(i,n) +
+    // x(j)` visited the j loop once per entry of the row and reached the
+    // output's coordinates out of order, which the in-order assembly
+    // dropped.
+    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append || o.out == out_kind::assemble ||
                                                      (o.out == out_kind::workspace &&
                                                       static_cast<int>(depth) <= o.ws_open)));
     if (dedup && !it.coord && !lv.unique) {
       it.segment = true;
-      if (static_cast<std::size_t>(it.lev) + 1 < ad.nlev &&
-          !(ad.lev[it.lev + 1].pos_iter && ad.lev[it.lev + 1].compact && !ad.lev[it.lev + 1].coord_iter)) {
+      if (!segment_spans(ad, static_cast<std::size_t>(it.lev))) {
         p.error = plan_error::segment_needs_compact;
         p.error_acc = it.acc;
       }
