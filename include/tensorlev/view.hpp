@@ -44,26 +44,29 @@ template <class ToLevels, class FromLevels, class How, std::size_t... K>
 }
 }  // namespace detail
 
+namespace detail {
+// Tensor t over borrowed storage, values of type W (const or not).
+template <class W, class V, class F, class I, class S>
+[[nodiscard]] auto borrow(const tensor<V, F, I, S>& t, W* values) {
+  using out = tensor<W, F, I, typename S::borrowed_type>;
+  using LT = typename out::level_tuple;
+  return out(t.dims(), rebind_levels<LT>(t.levels(), borrow_arrays{}, std::make_index_sequence<F::num_levels>{}),
+             typename out::values_array(values, t.stored()));
+}
+}  // namespace detail
+
 /// A read-only view of t: its arrays borrowed, no copy.
 template <class V, format_type F, index_type I, storage_policy S>
   requires S::host_accessible
 [[nodiscard]] auto view(const tensor<V, F, I, S>& t) {
-  using SV = typename S::borrowed_type;
-  using out = tensor<const std::remove_const_t<V>, F, I, SV>;
-  using LT = typename out::level_tuple;
-  return out(t.dims(), detail::rebind_levels<LT>(t.levels(), detail::borrow_arrays{}, std::make_index_sequence<F::num_levels>{}),
-             typename out::values_array(t.values().data(), t.values().size()));
+  return detail::borrow<const std::remove_const_t<V>>(t, t.values().data());
 }
 /// A view of t whose values kernels may write (as an output, t's format
 /// must be dense: its components are written in place).
 template <class V, format_type F, index_type I, storage_policy S>
   requires(S::host_accessible && !std::is_const_v<V>)
 [[nodiscard]] auto mutable_view(tensor<V, F, I, S>& t) {
-  using SV = typename S::borrowed_type;
-  using out = tensor<V, F, I, SV>;
-  using LT = typename out::level_tuple;
-  return out(t.dims(), detail::rebind_levels<LT>(t.levels(), detail::borrow_arrays{}, std::make_index_sequence<F::num_levels>{}),
-             typename out::values_array(t.values().data(), t.values().size()));
+  return detail::borrow<V>(t, t.values().data());
 }
 
 /// A deep copy of t with owned vectors (storage S2, owning<> by default);

@@ -357,22 +357,25 @@ def compile_tu(cases, workdir, name, cxx, sanitize):
     return None, rejected, bad
 
 
+def case_at(span, line_no):
+    """The case whose generated lines hold line_no, or None."""
+    for cid, (a, b) in span.items():
+        if a <= line_no <= b:
+            return cid
+    return None
+
+
 def errors_by_case(stderr, srcname, span):
     """{case id: first error message} from g++'s output: an error belongs
     to the case whose lines hold the last reference to the generated file
     before it (the 'required from here' of its instantiation)."""
-    def case_of(line_no):
-        for cid, (a, b) in span.items():
-            if a <= line_no <= b:
-                return cid
-        return None
     found = {}
     last = None
     ref = re.compile(re.escape(srcname) + r":(\d+):")
     for line in stderr.splitlines():
         m = ref.search(line)
         if m:
-            c = case_of(int(m.group(1)))
+            c = case_at(span, int(m.group(1)))
             if c is not None:
                 last = c
         e = re.search(r"error: (.*)", line)
@@ -388,11 +391,6 @@ def clang_errors_by_case(stderr, srcname, span):
     comes first and the notes after it lead back to the generated file:
     an error belongs to the case of the first reference after it (or on
     its own line)."""
-    def case_of(line_no):
-        for cid, (a, b) in span.items():
-            if a <= line_no <= b:
-                return cid
-        return None
     found = {}
     pending = None
     ref = re.compile(re.escape(srcname) + r":(\d+):")
@@ -405,7 +403,7 @@ def clang_errors_by_case(stderr, srcname, span):
             pending = s.group(1) if s else msg
         m = ref.search(line)
         if m and pending is not None and not line.startswith("In file included"):
-            c = case_of(int(m.group(1)))
+            c = case_at(span, int(m.group(1)))
             if c is not None:
                 found.setdefault(c, pending)
                 pending = None
