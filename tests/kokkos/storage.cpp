@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "../support/format_lists.hpp"
 #include "../support/reference.hpp"
 #include "tensorlev/kokkos.hpp"
 #include "tensorlev/tensorlev.hpp"
@@ -70,7 +71,7 @@ TEST(KokkosStorage, KernelsOverKokkosStoredTensors) {
       kernels_case<tl::coo, kstore, int>(d, fill, rng);
       kernels_case<tl::coo_aos, kstore, int>(d, fill, rng);
       kernels_case<tl::dia, kstore, int>(d, fill, rng);
-      kernels_case<tl::hash_rows, kstore, int>(d, fill, rng);
+      kernels_case<tltest::hash_rows, kstore, int>(d, fill, rng);
       kernels_case<tl::csr, kwide, std::int64_t>(d, fill, rng);
     }
 }
