@@ -17,6 +17,7 @@
 /// run on an executor whose space can reach that memory.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -24,10 +25,12 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "error.hpp"
 #include "execution.hpp"
 #include "formats.hpp"
+#include "storage.hpp"
 #include "view.hpp"
 
 namespace tensorlev {
@@ -59,6 +62,137 @@ class kokkos_executor {
     me.space_.fence();
   }
   Space space_;
+};
+
+/// An array in a Kokkos memory space: a rank-1 View and a logical size
+/// (the View may be allocated larger while a level is assembled). Copies
+/// share the View, as Kokkos Views do; a structural write (assign, resize,
+/// push_back, clear, reserve, shrink_to_fit) on a View that another copy
+/// holds moves to a new View first, so no copy sees another's assembly.
+/// Element writes go to the View every copy holds (Kokkos' semantics).
+/// Growable (the std::vector subset levels use) when the host can reach
+/// the memory space and T is not const.
+template <class T, class MemSpace>
+class kokkos_array {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+  using memory_space = MemSpace;
+  using view_type = Kokkos::View<T*, MemSpace>;
+  static constexpr bool host_accessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr bool growable = host_accessible && !std::is_const_v<T>;
+
+  kokkos_array() = default;
+  /// Over an existing View (no copy): any rank-1 View assignable to
+  /// view_type, e.g. a KokkosSparse::CrsMatrix's row map.
+  template <class V>
+    requires(Kokkos::is_view<V>::value && std::is_constructible_v<view_type, const V&>)
+  explicit kokkos_array(const V& v) : v_(v), n_(v.extent(0)) {}
+  /// A copy of a host vector (host-accessible spaces).
+  explicit kokkos_array(const std::vector<value_type>& v)
+    requires host_accessible
+      : v_(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev")), v.size()), n_(v.size()) {
+    std::copy(v.begin(), v.end(), const_cast<value_type*>(v_.data()));
+  }
+
+  [[nodiscard]] KOKKOS_INLINE_FUNCTION T* data() const noexcept { return v_.data(); }
+  [[nodiscard]] KOKKOS_INLINE_FUNCTION std::size_t size() const noexcept { return n_; }
+  [[nodiscard]] KOKKOS_INLINE_FUNCTION bool empty() const noexcept { return n_ == 0; }
+  [[nodiscard]] KOKKOS_INLINE_FUNCTION T& operator[](std::size_t i) const noexcept { return v_.data()[i]; }
+  [[nodiscard]] T* begin() const noexcept { return data(); }
+  [[nodiscard]] T* end() const noexcept { return data() + n_; }
+  [[nodiscard]] T& back() const noexcept { return v_.data()[n_ - 1]; }
+  /// The View of exactly size() elements (to hand to another library).
+  [[nodiscard]] view_type view() const {
+    if (n_ == v_.extent(0)) return v_;
+    return view_type(v_, std::make_pair(std::size_t{0}, n_));
+  }
+
+  // Growable part (std::vector's names).
+  [[nodiscard]] std::size_t capacity() const noexcept { return v_.extent(0); }
+  void reserve(std::size_t n)
+    requires growable
+  {
+    if (n > capacity() || shared()) move_to(std::max(n, n_), n_);
+  }
+  void clear()
+    requires growable
+  {
+    if (shared()) v_ = view_type();
+    n_ = 0;
+  }
+  void assign(std::size_t n, const value_type& x)
+    requires growable
+  {
+    if (n > capacity() || shared()) v_ = alloc(n);
+    n_ = n;
+    std::fill(data(), data() + n, x);
+  }
+  void resize(std::size_t n, const value_type& x = value_type{})
+    requires growable
+  {
+    if (n > capacity() || shared()) move_to(std::max(n, 2 * capacity()), std::min(n, n_));
+    if (n > n_) std::fill(data() + n_, data() + n, x);
+    n_ = n;
+  }
+  void push_back(const value_type& x)
+    requires growable
+  {
+    if (n_ == capacity() || shared()) move_to(std::max<std::size_t>(1, 2 * capacity()), n_);
+    data()[n_++] = x;
+  }
+  void shrink_to_fit()
+    requires growable
+  {
+    if (capacity() > n_) move_to(n_, n_);
+  }
+  /// Shared-array protocol (AoS tuples): a new empty array; itself as the
+  /// growable array to assemble.
+  void fresh()
+    requires growable
+  {
+    v_ = view_type();
+    n_ = 0;
+  }
+  [[nodiscard]] kokkos_array& vec() noexcept { return *this; }
+
+ private:
+  [[nodiscard]] bool shared() const noexcept { return v_.use_count() > 1; }
+  static view_type alloc(std::size_t n) {
+    return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev")), n);
+  }
+  // A new View of capacity cap holding the first `keep` elements.
+  void move_to(std::size_t cap, std::size_t keep) {
+    view_type w = alloc(cap);
+    std::copy(data(), data() + keep, w.data());
+    v_ = std::move(w);
+  }
+
+  view_type v_;
+  std::size_t n_ = 0;
+};
+
+/// Storage in a Kokkos memory space: every array a kokkos_array (a View).
+/// Host-accessible spaces are growable (pack and kernels assemble into
+/// them); other spaces (CUDA, HIP device memory) hold views of data that
+/// is already there. P and C are the stored position and coordinate types
+/// (void: the index type), possibly const (a CrsMatrix's row map is
+/// `View<const size_type*>`).
+template <class MemSpace = Kokkos::HostSpace, class P = void, class C = void>
+struct kokkos_storage {
+  template <class T>
+  using array = kokkos_array<T, MemSpace>;
+  template <class T>
+  using shared = kokkos_array<T, MemSpace>;
+  template <class I>
+  using pos_type = detail::or_index<P, I>;
+  template <class I>
+  using crd_type = detail::or_index<C, I>;
+  using memory_space = MemSpace;
+  static constexpr bool host_accessible = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible;
+  static constexpr bool growable = host_accessible && !std::is_const_v<P> && !std::is_const_v<C>;
+  static constexpr const char* name = "kokkos";
+  using borrowed_type = borrowed<std::remove_const_t<P>, std::remove_const_t<C>>;
 };
 
 namespace detail {

@@ -230,10 +230,6 @@ using borrowed_for = borrowed<std::conditional_t<std::is_same_v<P, I>, void, P>,
 
 // Array transfers, for rebinding a level to other storage (each level's
 // rebinding constructor calls to.make<To>(array)).
-template <class T>
-struct is_shared_vector : std::false_type {};
-template <class T>
-struct is_shared_vector<shared_vector<T>> : std::true_type {};
 
 /// Borrows: a borrowed array over the source's memory.
 struct borrow_arrays {
@@ -256,10 +252,10 @@ struct copy_arrays {
       else
         v.push_back(static_cast<T>(a.data()[k]));
     }
-    if constexpr (is_shared_vector<To>::value)
-      return To(std::move(v));
-    else
+    if constexpr (std::is_same_v<To, std::vector<T>>)
       return v;
+    else
+      return To(std::move(v));
   }
 };
 }  // namespace detail

@@ -104,6 +104,11 @@ class tensor {
       : dims_(dims), levels_(std::move(lv)), values_(std::move(values)) {
     detail::link_levels(levels_);
   }
+  /// Growable storage whose values array is not a std::vector (Kokkos
+  /// Views): the values copied in.
+  tensor(std::array<I, order> dims, level_tuple lv, const std::vector<value_type>& values)
+    requires(S::growable && !std::is_same_v<values_array, std::vector<value_type>>)
+      : tensor(dims, std::move(lv), values_array(values)) {}
   /// Borrowed storage: the values as a span.
   tensor(std::array<I, order> dims, level_tuple lv, std::span<V> values)
     requires(!S::growable)

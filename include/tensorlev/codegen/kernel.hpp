@@ -1834,8 +1834,24 @@ void run_group(const Out& out, const Terms& ts, const executor& ex) {
   kernel<Out, std::remove_cvref_t<decltype(group)>, Accumulate, Pre, Order...>::run(out, group, ex);
 }
 
+// Whether the tensor of an access keeps its arrays where the host reads
+// them (every executor today runs on the host).
+template <class A>
+struct host_readable_access : std::true_type {};
+template <class T, char... V>
+  requires requires { std::remove_const_t<T>::storage::host_accessible; }
+struct host_readable_access<access<T, V...>> : std::bool_constant<std::remove_const_t<T>::storage::host_accessible> {};
+template <class Tuple>
+struct all_host_readable;
+template <class... A>
+struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_access<A>::value && ...)> {};
+
 template <class Out, bool Accumulate, char Pre, char... Order, class E>
 void run_statement(const Out& out, const E& e, const executor& ex = serial) {
+  static_assert(all_host_readable<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
+                                                          std::declval<typename expr_info<E>::access_types>()))>::value,
+                "tensorlev: a tensor of this statement keeps its arrays in memory the host cannot read (a device "
+                "memory space), and every executor runs on the host: copy it to host memory first");
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   static_assert(!d.too_big,
                 "tensorlev: the statement is too big for one kernel: at most 16 accesses, 64 expression nodes and "
