@@ -5,7 +5,9 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev libopenmpi-dev openmpi-bin libopenblas-dev
   # scripts/run-fuzz.sh: clang, its libFuzzer and sanitizer runtimes
   # (libclang_rt.fuzzer, not a dependency of clang), llvm-symbolizer.
-  clang libclang-rt-dev llvm)
+  clang libclang-rt-dev llvm
+  # tests/kokkos_kernels (interop) and bench/kokkos_kernels: Debian's Kokkos Kernels.
+  libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "../error.hpp"
 #include "../formats.hpp"
@@ -52,12 +53,17 @@ template <class M>
   const I m = checked_index<I>(static_cast<long long>(a.numRows()), "tensorlev::kk_view: rows");
   const I n = checked_index<I>(static_cast<long long>(a.numCols()), "tensorlev::kk_view: columns");
   (void)checked_index<I>(static_cast<long long>(a.nnz()), "tensorlev::kk_view: number of entries");
-  if (a.graph.row_map.extent(0) != static_cast<std::size_t>(m) + 1)
+  typename comp::pos_array rows(a.graph.row_map);
+  if (a.graph.row_map.extent(0) == 0 && m == 0) {
+    // A default-constructed matrix has an empty row map; CSR of 0 rows
+    // has one offset (a View of one zero, in the matrix's memory space).
+    rows = typename comp::pos_array(
+        Kokkos::View<std::remove_const_t<P>*, typename M::memory_space>("tensorlev::kk_view offsets", 1));
+  } else if (a.graph.row_map.extent(0) != static_cast<std::size_t>(m) + 1) {
     throw shape_error("tensorlev::kk_view: the row map has " + std::to_string(a.graph.row_map.extent(0)) +
                       " entries, expected " + std::to_string(m + 1));
-  return T({m, n},
-           LT(dense_level<I>(m), comp(n, typename comp::pos_array(a.graph.row_map),
-                                      typename comp::crd_array(a.graph.entries))),
+  }
+  return T({m, n}, LT(dense_level<I>(m), comp(n, std::move(rows), typename comp::crd_array(a.graph.entries))),
            typename T::values_array(a.values));
 }
 
