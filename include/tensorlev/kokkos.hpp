@@ -182,8 +182,12 @@ template <class MemSpace = Kokkos::HostSpace, class P = void, class C = void>
 struct kokkos_storage {
   template <class T>
   using array = kokkos_array<T, MemSpace>;
+  /// Arrays several levels read (AoS tuples, DIA offsets): one reference
+  /// counted kokkos_array, so the lanes see what the head assembles (a
+  /// kokkos_array's own copies would move to a new View on the first write).
   template <class T>
-  using shared = kokkos_array<T, MemSpace>;
+  using shared = std::conditional_t<Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible && !std::is_const_v<T>,
+                                    shared_array<kokkos_array<T, MemSpace>>, kokkos_array<T, MemSpace>>;
   template <class I>
   using pos_type = detail::or_index<P, I>;
   template <class I>

@@ -71,44 +71,57 @@ class borrowed_array {
   std::size_t size_ = 0;
 };
 
-/// An owning array that copies share: a reference-counted std::vector.
-/// Writes go to the one buffer every copy sees, so levels write it only
-/// while assembling a fresh one (`fresh()`), before anyone shares it.
-template <class T>
-class shared_vector {
+/// An owning array that copies share: a reference-counted growable array A
+/// (std::vector, or a Kokkos View array). Writes go to the one buffer every
+/// copy sees, so levels write it only while assembling a fresh one
+/// (`fresh()`), before anyone shares it. Levels that read another level's
+/// array (AoS lanes, DIA's offsets) hold it this way.
+template <class A>
+class shared_array {
  public:
-  using value_type = T;
+  using array_type = A;
+  using value_type = typename A::value_type;
+  using T = value_type;
 
-  shared_vector() = default;
-  explicit shared_vector(std::vector<T> v) : v_(std::make_shared<std::vector<T>>(std::move(v))) {}
+  shared_array() = default;
+  explicit shared_array(A v) : v_(std::make_shared<A>(std::move(v))) {}
+  /// From anything A is made from (a std::vector for a Kokkos View array).
+  template <class U>
+    requires(!std::is_same_v<std::remove_cvref_t<U>, A> && !std::is_same_v<std::remove_cvref_t<U>, shared_array> &&
+             std::is_constructible_v<A, U &&>)
+  explicit shared_array(U&& u) : v_(std::make_shared<A>(std::forward<U>(u))) {}
 
   /// Starts a new buffer, leaving the old one to the copies that share it.
-  void fresh() { v_ = std::make_shared<std::vector<T>>(); }
+  void fresh() { v_ = std::make_shared<A>(); }
 
   [[nodiscard]] T* data() noexcept { return v_ ? v_->data() : nullptr; }
   [[nodiscard]] const T* data() const noexcept { return v_ ? v_->data() : nullptr; }
   [[nodiscard]] std::size_t size() const noexcept { return v_ ? v_->size() : 0; }
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
-  [[nodiscard]] T& operator[](std::size_t i) noexcept { return (*v_)[i]; }
-  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return (*v_)[i]; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return data()[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data()[i]; }
   [[nodiscard]] std::size_t capacity() const noexcept { return v_ ? v_->capacity() : 0; }
-  /// The vector (created empty if there is none yet) for assembly.
-  [[nodiscard]] std::vector<T>& vec() {
-    if (!v_) v_ = std::make_shared<std::vector<T>>();
+  /// The array (created empty if there is none yet) for assembly.
+  [[nodiscard]] A& vec() {
+    if (!v_) v_ = std::make_shared<A>();
     return *v_;
   }
-  [[nodiscard]] const std::vector<T>* get() const noexcept { return v_.get(); }
+  [[nodiscard]] const A* get() const noexcept { return v_.get(); }
   [[nodiscard]] long use_count() const noexcept { return v_.use_count(); }
   [[nodiscard]] const T* begin() const noexcept { return data(); }
   [[nodiscard]] const T* end() const noexcept { return data() + size(); }
   /// Element-wise equality with a vector.
-  friend bool operator==(const shared_vector& a, const std::vector<T>& b) {
+  friend bool operator==(const shared_array& a, const std::vector<T>& b) {
     return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
   }
 
  private:
-  std::shared_ptr<std::vector<T>> v_;
+  std::shared_ptr<A> v_;
 };
+
+/// A reference-counted std::vector (owning storage's shared arrays).
+template <class T>
+using shared_vector = shared_array<std::vector<T>>;
 
 namespace detail {
 template <class P, class I>
