@@ -7,7 +7,9 @@ pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev 
   # (libclang_rt.fuzzer, not a dependency of clang), llvm-symbolizer.
   clang libclang-rt-dev llvm
   # tests/kokkos_kernels (interop) and bench/kokkos_kernels: Debian's Kokkos Kernels.
-  libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev)
+  libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev
+  # tests/cmake: the pkg-config consumer.
+  pkgconf)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

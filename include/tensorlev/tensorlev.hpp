@@ -20,4 +20,5 @@
 #include "pack.hpp"
 #include "print.hpp"
 #include "tensor.hpp"
+#include "version.hpp"
 #include "view.hpp"
