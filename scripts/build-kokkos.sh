@@ -1,12 +1,27 @@
 #!/usr/bin/env bash
-# Builds Kokkos 3.4.1 with the OpenMP and Serial back ends from Debian's
-# trilinos source package (folder packages/kokkos) and installs it into a
+# Builds Kokkos with the OpenMP and Serial back ends and installs it into a
 # cache folder; reuses the installation when it is already there. Prints the
 # installation prefix on its last line (pass it as -DKokkos_ROOT=...).
-# Usage: scripts/build-kokkos.sh [prefix]
-#   default prefix: ${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev/kokkos-3.4.1-openmp
+#   scripts/build-kokkos.sh [prefix]
+#       Kokkos 3.4.1 from Debian's trilinos source package (packages/kokkos);
+#       default prefix ${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev/kokkos-3.4.1-openmp
+#   scripts/build-kokkos.sh --kokkos4 [prefix]
+#       Kokkos 4.6.99 from ../shared/vendor/kokkos-4.6.99.tar.gz (beside the
+#       checkout; TENSORLEV_KOKKOS4_TARBALL overrides), C++20;
+#       default prefix ${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev/kokkos-4.6.99-openmp
 set -euo pipefail
-prefix=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev/kokkos-3.4.1-openmp}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev
+kokkos4=0
+if [ "${1:-}" = "--kokkos4" ]; then
+  kokkos4=1
+  shift
+fi
+if ((kokkos4)); then
+  prefix=${1:-$cache/kokkos-4.6.99-openmp}
+else
+  prefix=${1:-$cache/kokkos-3.4.1-openmp}
+fi
 config_of() { find "$1" -name KokkosConfig.cmake -path '*cmake/Kokkos/*' 2>/dev/null | head -1; }
 if [ -d "$prefix" ] && [ -n "$(config_of "$prefix")" ]; then
   echo "Kokkos: reusing $prefix" >&2
@@ -16,20 +31,29 @@ fi
 # shellcheck source=scripts/lib/apt.sh
 . "$(dirname "$0")/lib/apt.sh"
 apt_install cmake ninja-build g++ dpkg-dev
-# Source packages need a deb-src entry; add Debian's if none is configured.
-apt_ensure_source trilinos
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cd "$work"
-# Only the orig tarball is needed, and only its packages/kokkos folder
-# (Debian's patches to trilinos touch Kokkos' tests and install layout, not
-# the library).
-apt-get source --download-only trilinos >/dev/null 2>&1 || $SUDO apt-get source --download-only trilinos >/dev/null
-tar -xzf trilinos_*.orig.tar.gz --wildcards '*/packages/kokkos/*'
-src=$(echo "$work"/*/packages/kokkos)
-grep -q 'set(Kokkos_VERSION_MINOR 4)' "$src/CMakeLists.txt" || echo "warning: expected Kokkos 3.4 in $src" >&2
+if ((kokkos4)); then
+  tarball=${TENSORLEV_KOKKOS4_TARBALL:-$root/../shared/vendor/kokkos-4.6.99.tar.gz}
+  [ -f "$tarball" ] || { echo "Kokkos 4: no $tarball (see ../shared/vendor/README.md)" >&2; exit 1; }
+  tar -xzf "$tarball" -C "$work"
+  src=$(dirname "$(find "$work" -maxdepth 2 -name CMakeLists.txt | head -1)")
+  std=20
+else
+  # Source packages need a deb-src entry; add Debian's if none is configured.
+  apt_ensure_source trilinos
+  cd "$work"
+  # Only the orig tarball is needed, and only its packages/kokkos folder
+  # (Debian's patches to trilinos touch Kokkos' tests and install layout,
+  # not the library).
+  apt-get source --download-only trilinos >/dev/null 2>&1 || $SUDO apt-get source --download-only trilinos >/dev/null
+  tar -xzf trilinos_*.orig.tar.gz --wildcards '*/packages/kokkos/*'
+  src=$(echo "$work"/*/packages/kokkos)
+  grep -q 'set(Kokkos_VERSION_MINOR 4)' "$src/CMakeLists.txt" || echo "warning: expected Kokkos 3.4 in $src" >&2
+  std=17
+fi
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+  -DCMAKE_CXX_STANDARD=$std -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
   -DKokkos_ENABLE_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
 cmake --build "$work/build" -j "$(nproc)"
 cmake --install "$work/build" >/dev/null

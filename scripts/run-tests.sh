@@ -7,13 +7,9 @@
 #               report; this is what CI runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-san=()
-if [ "${1:-}" = "--sanitize" ]; then
-  shift
-  san=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DTENSORLEV_SANITIZE=ON)
-  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
-  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-fi
+# shellcheck source=scripts/lib/sanitize.sh
+. "$root/scripts/lib/sanitize.sh"
+set -- ${rest[@]+"${rest[@]}"}
 build=${1:-$root/build}
 shift || true
 "$root/scripts/install-deps.sh"

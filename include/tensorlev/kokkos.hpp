@@ -224,6 +224,32 @@ template <index_type I = std::int32_t, class View>
   return tensor_view<V, dense_vector, I>({n}, {dense_level<I>(n)}, std::span<V>(v.data(), v.extent(0)));
 }
 
+/// A dense matrix viewing a rank-2 Kokkos View without copying: LayoutRight
+/// as dense_row_major, LayoutLeft as dense_col_major (a const value type
+/// gives a read-only operand; a non-const one may be a kernel's output, as
+/// an SpMM's or MTTKRP's result). The View's memory must be contiguous (a
+/// padded allocation is refused at run time, a LayoutStride View at compile
+/// time). Index type I must hold the extents and their product.
+template <index_type I = std::int32_t, class View>
+  requires(Kokkos::is_view<View>::value && View::rank == 2)
+[[nodiscard]] auto dense_view(const View& v) {
+  using L = typename View::array_layout;
+  static_assert(std::is_same_v<L, Kokkos::LayoutLeft> || std::is_same_v<L, Kokkos::LayoutRight>,
+                "tensorlev::dense_view: the rank-2 View must be LayoutRight (row-major) or LayoutLeft "
+                "(column-major); copy a strided View into one first");
+  using F = std::conditional_t<std::is_same_v<L, Kokkos::LayoutRight>, dense_row_major, dense_col_major>;
+  using V = typename View::value_type;
+  const I m = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::dense_view: rows");
+  const I n = checked_index<I>(static_cast<long long>(v.extent(1)), "tensorlev::dense_view: columns");
+  (void)checked_index<I>(static_cast<long long>(v.size()), "tensorlev::dense_view: rows * columns");
+  if (!v.span_is_contiguous())
+    throw shape_error("tensorlev::dense_view: the View '" + v.label() + "' is padded (" + std::to_string(v.span()) +
+                      " elements for " + std::to_string(v.size()) + "): allocate it without padding");
+  using T = tensor_view<V, F, I>;
+  const I outer = std::is_same_v<L, Kokkos::LayoutRight> ? m : n, inner = std::is_same_v<L, Kokkos::LayoutRight> ? n : m;
+  return T({m, n}, typename T::level_tuple(dense_level<I>(outer), dense_level<I>(inner)), std::span<V>(v.data(), v.size()));
+}
+
 /// A CSR matrix viewing three rank-1 Kokkos Views: row_map (rows + 1
 /// offsets), entries (column of each stored value) and values, which must
 /// outlive the view. Row offsets and columns may have different integer

@@ -1,7 +1,7 @@
 // Two levels of the machine: MPI ranks, then a Kokkos execution space
 // inside each rank (OpenMP in CI). Distributed kernels take the executor
 // their local kernels run on; run by ctest under mpirun with 2 and 3 ranks
-// and --kokkos-threads=2, against the single-node serial results.
+// and KOKKOS_NUM_THREADS=2, against the single-node serial results.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>

@@ -28,7 +28,7 @@ using namespace tensorlev::indices;
 namespace tl = tensorlev;
 
 using host = Kokkos::HostSpace;
-using kk_default = KokkosSparse::CrsMatrix<double, int, Kokkos::Serial>;
+using kk_default = KokkosSparse::CrsMatrix<double, int, Kokkos::DefaultExecutionSpace>;  // as users write it
 using kk_int_offsets = KokkosSparse::CrsMatrix<double, int, Kokkos::Serial, void, int>;
 using kk_wide = KokkosSparse::CrsMatrix<double, std::int64_t, Kokkos::Serial, void, std::int64_t>;
 

@@ -1,0 +1,14 @@
+# shellcheck shell=bash
+# Shared by the test scripts (source it with the script's arguments): when
+# the first argument is --sanitize, drops it and sets `san` to the CMake
+# arguments of an AddressSanitizer + UndefinedBehaviorSanitizer build
+# (tests at -O1 -g1), with the sanitizers' options exported; `san` is empty
+# otherwise. Use as: . lib/sanitize.sh; set -- "${rest[@]}".
+san=()
+rest=("$@")
+if [ "${1:-}" = "--sanitize" ]; then
+  rest=("${@:2}")
+  san=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DTENSORLEV_SANITIZE=ON)
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+fi
