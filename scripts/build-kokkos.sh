@@ -37,7 +37,9 @@ if ((kokkos4)); then
   tarball=${TENSORLEV_KOKKOS4_TARBALL:-$root/../shared/vendor/kokkos-4.6.99.tar.gz}
   [ -f "$tarball" ] || { echo "Kokkos 4: no $tarball (see ../shared/vendor/README.md)" >&2; exit 1; }
   tar -xzf "$tarball" -C "$work"
-  src=$(dirname "$(find "$work" -maxdepth 2 -name CMakeLists.txt | head -1)")
+  src=$work/kokkos-4.6.99
+  grep -q 'Kokkos_VERSION_MAJOR 4' "$src/CMakeLists.txt" 2>/dev/null ||
+    { echo "Kokkos 4: $tarball does not unpack to kokkos-4.6.99/ with a Kokkos 4 CMakeLists.txt" >&2; exit 1; }
   std=20
 else
   # Source packages need a deb-src entry; add Debian's if none is configured.
@@ -55,7 +57,7 @@ fi
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
   -DCMAKE_CXX_STANDARD=$std -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
   -DKokkos_ENABLE_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
-cmake --build "$work/build" -j "$(nproc)"
+cmake --build "$work/build" -j "$(nproc)" >&2
 cmake --install "$work/build" >/dev/null
 [ -n "$(config_of "$prefix")" ] || { echo "Kokkos install in $prefix has no KokkosConfig.cmake" >&2; exit 1; }
 echo "Kokkos: installed into $prefix" >&2

@@ -5,7 +5,7 @@
 # once), configures tensorlev against it, builds the Kokkos targets only and
 # runs their tests (kokkos.*, dist.kokkos.*, the installed-package consumer
 # and the header-alone check). The Kokkos Kernels interop is not among them:
-# Debian's Kokkos Kernels 3.4 is built for Kokkos 3.4.
+# Debian's Kokkos Kernels (13.2, i.e. Kokkos Kernels 3.4) is built for Kokkos 3.4.1.
 # Usage: scripts/run-kokkos4-tests.sh [--sanitize] [build-dir]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -8,7 +8,8 @@
 /// The kernel's chunks (execution.hpp) become the iterations of one
 /// `Kokkos::parallel_for` with a dynamic schedule over the space; the call
 /// returns after the space is fenced. Host execution spaces only for now:
-/// the tensors' level arrays live in host memory (std::vector).
+/// every executor runs on the host, and a statement over a tensor whose
+/// arrays the host cannot read does not compile.
 ///
 /// Arrays held in Kokkos Views (in any memory space) are used through
 /// non-owning tensor views (view.hpp): `vector_view(v)` over a rank-1 View,
@@ -128,16 +129,18 @@ class kokkos_array {
     n_ = n;
     std::fill(data(), data() + n, x);
   }
-  void resize(std::size_t n, const value_type& x = value_type{})
+  void resize(std::size_t n, const value_type& x_in = value_type{})
     requires growable
   {
+    const value_type x = x_in;  // x_in may be an element of this array
     if (n > capacity() || shared()) move_to(std::max(n, 2 * capacity()), std::min(n, n_));
     if (n > n_) std::fill(data() + n_, data() + n, x);
     n_ = n;
   }
-  void push_back(const value_type& x)
+  void push_back(const value_type& x_in)
     requires growable
   {
+    const value_type x = x_in;  // x_in may be an element of this array
     if (n_ == capacity() || shared()) move_to(std::max<std::size_t>(1, 2 * capacity()), n_);
     data()[n_++] = x;
   }
@@ -157,7 +160,10 @@ class kokkos_array {
   [[nodiscard]] kokkos_array& vec() noexcept { return *this; }
 
  private:
-  [[nodiscard]] bool shared() const noexcept { return v_.use_count() > 1; }
+  // Whether another holder may see the View: another copy holds it, or it
+  // is unmanaged (use_count 0: memory someone else owns, never written
+  // structurally in place).
+  [[nodiscard]] bool shared() const noexcept { return v_.use_count() != 1; }
   static view_type alloc(std::size_t n) {
     return view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev")), n);
   }
@@ -200,6 +206,19 @@ struct kokkos_storage {
 };
 
 namespace detail {
+/// Borrowed arrays in a memory space the host cannot read: B's arrays,
+/// marked so that every executor refuses them at compile time.
+template <class B>
+struct device_borrowed : B {
+  static constexpr bool host_accessible = false;
+  using borrowed_type = B;
+};
+/// The storage of a view of Views in MemSpace: the borrowed policy B
+/// itself where the host can read MemSpace, device_borrowed<B> elsewhere.
+template <class MemSpace, class B = borrowed<>>
+using borrowed_in = std::conditional_t<Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible, B,
+                                       device_borrowed<B>>;
+
 template <class View>
 inline constexpr bool is_rank1_view_v = Kokkos::is_view<View>::value && View::rank == 1;
 
@@ -214,14 +233,16 @@ inline void check_extent(const char* what, std::size_t got, std::size_t want) {
 /// read-only operand; a non-const one may be a kernel's output). Index type
 /// I must hold the extent.
 template <index_type I = std::int32_t, class View>
-[[nodiscard]] tensor_view<typename View::value_type, dense_vector, I> vector_view(const View& v) {
+[[nodiscard]] tensor<typename View::value_type, dense_vector, I, detail::borrowed_in<typename View::memory_space>>
+vector_view(const View& v) {
   static_assert(detail::is_rank1_view_v<View>, "tensorlev::vector_view: needs a rank-1 Kokkos::View");
   static_assert(std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft> ||
                     std::is_same_v<typename View::array_layout, Kokkos::LayoutRight>,
                 "tensorlev::vector_view: the View must be contiguous (LayoutLeft or LayoutRight)");
   const auto n = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::vector_view: extent");
   using V = typename View::value_type;
-  return tensor_view<V, dense_vector, I>({n}, {dense_level<I>(n)}, std::span<V>(v.data(), v.extent(0)));
+  return tensor<V, dense_vector, I, detail::borrowed_in<typename View::memory_space>>(
+      {n}, {dense_level<I>(n)}, std::span<V>(v.data(), v.extent(0)));
 }
 
 /// A dense matrix viewing a rank-2 Kokkos View without copying: LayoutRight
@@ -245,7 +266,7 @@ template <index_type I = std::int32_t, class View>
   if (!v.span_is_contiguous())
     throw shape_error("tensorlev::dense_view: the View '" + v.label() + "' is padded (" + std::to_string(v.span()) +
                       " elements for " + std::to_string(v.size()) + "): allocate it without padding");
-  using T = tensor_view<V, F, I>;
+  using T = tensor<V, F, I, detail::borrowed_in<typename View::memory_space>>;
   const I outer = std::is_same_v<L, Kokkos::LayoutRight> ? m : n, inner = std::is_same_v<L, Kokkos::LayoutRight> ? n : m;
   return T({m, n}, typename T::level_tuple(dense_level<I>(outer), dense_level<I>(inner)), std::span<V>(v.data(), v.size()));
 }
@@ -270,7 +291,7 @@ template <class RowMap, class Entries, class Values>
                 "tensorlev::csr_view: row_map and entries must hold integers");
   using I = detail::view_index_t<P, C>;
   using V = typename Values::value_type;
-  using S = detail::borrowed_for<P, C, I>;
+  using S = detail::borrowed_in<typename Values::memory_space, detail::borrowed_for<P, C, I>>;
   const I m = checked_index<I>(rows, "tensorlev::csr_view: rows");
   const I n = checked_index<I>(cols, "tensorlev::csr_view: columns");
   if (m < 0 || n < 0) throw std::invalid_argument("tensorlev::csr_view: negative dimension");

@@ -2,9 +2,10 @@
 # Shared by the test scripts (source it with the script's arguments): when
 # the first argument is --sanitize, drops it and sets `san` to the CMake
 # arguments of an AddressSanitizer + UndefinedBehaviorSanitizer build
-# (tests at -O1 -g1), with the sanitizers' options exported; `san` is empty
-# otherwise. Use as: . lib/sanitize.sh; set -- "${rest[@]}".
-san=()
+# (-O1 -g1; the test targets set -O0 themselves), with the sanitizers' options exported; `san` is empty
+# (-DTENSORLEV_SANITIZE=OFF, so a build folder once sanitized is not any
+# more) otherwise. Use as: . lib/sanitize.sh; set -- ${rest[@]+"${rest[@]}"}
+san=(-DTENSORLEV_SANITIZE=OFF)
 rest=("$@")
 if [ "${1:-}" = "--sanitize" ]; then
   rest=("${@:2}")

@@ -34,6 +34,13 @@ static_assert(std::is_same_v<decltype(tl::dense_view(std::declval<const view2<Ko
 static_assert(std::is_same_v<decltype(tl::dense_view(std::declval<const Kokkos::View<const double**, Kokkos::LayoutLeft>&>())),
                              tl::tensor<const double, tl::dense_col_major, int, tl::borrowed<>>>);
 
+// Views of host memory are plain borrowed tensors; views of memory the host
+// cannot read are marked so (every executor refuses them at compile time:
+// tests/fail/device_memory_on_host_executor.cpp).
+static_assert(std::is_same_v<tl::detail::borrowed_in<Kokkos::HostSpace>, tl::borrowed<>>);
+static_assert(!tl::detail::device_borrowed<tl::borrowed<>>::host_accessible &&
+              !tl::detail::device_borrowed<tl::borrowed<>>::growable);
+
 // A random m x n View of layout L and its row-major dense copy.
 template <class L>
 view2<L> random_view(int m, int n, std::mt19937_64& rng, std::vector<double>& dense) {

@@ -9,8 +9,9 @@
 ///     y(i) = Av(i, j) * x(j);
 ///     auto B = tensorlev::to_crs_matrix<decltype(A)>(result);   // a CrsMatrix over result's Views
 ///
-/// `kk_view` shares the matrix's Views (reference counted: the view keeps
-/// them alive); positions are its size_type (unsigned by default),
+/// `kk_view` shares the matrix's Views (reference counted when they are
+/// managed, so the view keeps them alive; a matrix over unmanaged Views
+/// must outlive it); positions are its size_type (unsigned by default),
 /// coordinates its ordinal_type, and the view computes in int64 unless both
 /// are 32-bit signed. `to_crs_matrix` hands a CSR tensor stored in
 /// `kokkos_storage<memory space, size_type, ordinal_type>` to a CrsMatrix:
@@ -22,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../coordinate_list.hpp"
 #include "../error.hpp"
 #include "../formats.hpp"
 #include "../kokkos.hpp"
@@ -61,7 +63,7 @@ template <class M>
         Kokkos::View<std::remove_const_t<P>*, typename M::memory_space>("tensorlev::kk_view offsets", 1));
   } else if (a.graph.row_map.extent(0) != static_cast<std::size_t>(m) + 1) {
     throw shape_error("tensorlev::kk_view: the row map has " + std::to_string(a.graph.row_map.extent(0)) +
-                      " entries, expected " + std::to_string(m + 1));
+                      " entries, expected " + std::to_string(static_cast<std::size_t>(m) + 1));
   }
   return T({m, n}, LT(dense_level<I>(m), comp(n, std::move(rows), typename comp::crd_array(a.graph.entries))),
            typename T::values_array(a.values));
@@ -73,8 +75,10 @@ template <class M, class V, class I>
 [[nodiscard]] M to_crs_matrix(const tensor<V, csr, I, kk_result_storage<M>>& t, const std::string& label = "tensorlev") {
   const auto& l = t.template level<1>();
   using O = typename M::ordinal_type;
-  return M(label, static_cast<O>(t.dims()[0]), static_cast<O>(t.dims()[1]),
-           static_cast<typename M::size_type>(l.crd().size()), t.value_array().view(), l.pos().view(), l.crd().view());
+  const O m = checked_index<O>(static_cast<long long>(t.dims()[0]), "tensorlev::to_crs_matrix: rows");
+  const O n = checked_index<O>(static_cast<long long>(t.dims()[1]), "tensorlev::to_crs_matrix: columns");
+  return M(label, m, n, static_cast<typename M::size_type>(l.crd().size()), t.value_array().view(), l.pos().view(),
+           l.crd().view());
 }
 
 }  // namespace tensorlev

@@ -88,11 +88,15 @@ template <index_type Ix = std::int32_t, detail::mdspan_like M>
 [[nodiscard]] auto mdspan_view(const M& md) {
   constexpr std::size_t R = M::rank();
   static_assert(R == 1 || R == 2, "tensorlev::mdspan_view: the mdspan must have rank 1 or 2");
+  // A pointer handle and plain references: an accessor that scales,
+  // converts or wraps elements (std::linalg's scaled_accessor) would be
+  // silently bypassed by reading the pointer.
   static_assert(std::is_pointer_v<typename M::data_handle_type> &&
-                    std::is_same_v<std::remove_pointer_t<typename M::data_handle_type>, typename M::element_type>,
+                    std::is_same_v<std::remove_pointer_t<typename M::data_handle_type>, typename M::element_type> &&
+                    std::is_same_v<typename M::reference, typename M::element_type&>,
                 "tensorlev::mdspan_view: the mdspan must use the default accessor (its data handle a pointer to its "
                 "elements)");
-  constexpr int order = detail::mdspan_order<M>();
+  constexpr int order = R == 1 || R == 2 ? detail::mdspan_order<M>() : 1;
   static_assert(order != 0,
                 "tensorlev::mdspan_view: the mdspan's layout must be row- or column-major and exhaustive "
                 "(layout_right or layout_left); copy a strided mdspan into one first");
