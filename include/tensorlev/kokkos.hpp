@@ -241,8 +241,8 @@ vector_view(const View& v) {
                 "tensorlev::vector_view: the View must be contiguous (LayoutLeft or LayoutRight)");
   const auto n = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::vector_view: extent");
   using V = typename View::value_type;
-  return tensor<V, dense_vector, I, detail::borrowed_in<typename View::memory_space>>(
-      {n}, {dense_level<I>(n)}, std::span<V>(v.data(), v.extent(0)));
+  return detail::dense_over<dense_vector, detail::borrowed_in<typename View::memory_space>>(
+      std::array<I, 1>{n}, std::span<V>(v.data(), v.extent(0)));
 }
 
 /// A dense matrix viewing a rank-2 Kokkos View without copying: LayoutRight
@@ -266,9 +266,8 @@ template <index_type I = std::int32_t, class View>
   if (!v.span_is_contiguous())
     throw shape_error("tensorlev::dense_view: the View '" + v.label() + "' is padded (" + std::to_string(v.span()) +
                       " elements for " + std::to_string(v.size()) + "): allocate it without padding");
-  using T = tensor<V, F, I, detail::borrowed_in<typename View::memory_space>>;
-  const I outer = std::is_same_v<L, Kokkos::LayoutRight> ? m : n, inner = std::is_same_v<L, Kokkos::LayoutRight> ? n : m;
-  return T({m, n}, typename T::level_tuple(dense_level<I>(outer), dense_level<I>(inner)), std::span<V>(v.data(), v.size()));
+  return detail::dense_over<F, detail::borrowed_in<typename View::memory_space>>(std::array<I, 2>{m, n},
+                                                                                 std::span<V>(v.data(), v.size()));
 }
 
 /// A CSR matrix viewing three rank-1 Kokkos Views: row_map (rows + 1

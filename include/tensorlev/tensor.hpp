@@ -86,6 +86,9 @@ class tensor {
   using format_type = F;
   using index_type = I;
   using storage = S;
+  /// Whether the host can read the tensor's arrays (every executor runs on
+  /// the host today; kernels refuse tensors that say no).
+  static constexpr bool host_readable = S::host_accessible;
   using level_tuple = typename F::template level_tuple<I, S>;
   using values_array = typename S::template array<V>;
   static constexpr std::size_t order = F::order;

@@ -20,11 +20,13 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "format.hpp"
+#include "levels/dense.hpp"
 #include "storage.hpp"
 #include "tensor.hpp"
 
@@ -45,6 +47,19 @@ template <class ToLevels, class FromLevels, class How, std::size_t... K>
 }  // namespace detail
 
 namespace detail {
+/// A tensor of the dense format F (every level dense) over values someone
+/// else holds, in storage S: level k spans the extent of the dimension it
+/// maps. The one construction behind every dense view (raw arrays, Eigen,
+/// Kokkos Views, mdspan).
+template <format_type F, class S = borrowed<>, class I, class V, std::size_t N>
+[[nodiscard]] tensor<V, F, I, S> dense_over(const std::array<I, N>& dims, std::span<V> values) {
+  static_assert(N == F::order, "tensorlev: dense_over: one extent per dimension");
+  using T = tensor<V, F, I, S>;
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return T(dims, typename T::level_tuple(dense_level<I>(dims[F::maps[K].dim])...), values);
+  }(std::make_index_sequence<F::num_levels>{});
+}
+
 // Tensor t over borrowed storage, values of type W (const or not).
 template <class W, class V, class F, class I, class S>
 [[nodiscard]] auto borrow(const tensor<V, F, I, S>& t, W* values) {

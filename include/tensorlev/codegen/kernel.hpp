@@ -1839,8 +1839,8 @@ void run_group(const Out& out, const Terms& ts, const executor& ex) {
 template <class A>
 struct host_readable_access : std::true_type {};
 template <class T, char... V>
-  requires requires { std::remove_const_t<T>::storage::host_accessible; }
-struct host_readable_access<access<T, V...>> : std::bool_constant<std::remove_const_t<T>::storage::host_accessible> {};
+  requires requires { std::remove_const_t<T>::host_readable; }
+struct host_readable_access<access<T, V...>> : std::bool_constant<std::remove_const_t<T>::host_readable> {};
 template <class Tuple>
 struct all_host_readable;
 template <class... A>

@@ -31,6 +31,7 @@
 #include "../formats.hpp"
 #include "../storage.hpp"
 #include "../tensor.hpp"
+#include "../view.hpp"
 
 namespace tensorlev {
 
@@ -90,9 +91,8 @@ template <index_type I = std::int32_t, class D>
     if (size > 1 && a.innerStride() != 1)
       throw shape_error("tensorlev::eigen_view: the vector's coefficients are not contiguous (inner stride " +
                         std::to_string(a.innerStride()) + ")");
-    using T = tensor<V, dense_vector, I, borrowed<>>;
-    const I len = M::ColsAtCompileTime == 1 ? m : n;
-    return T({len}, typename T::level_tuple(dense_level<I>(len)), std::span<V>(a.data(), size));
+    return detail::dense_over<dense_vector>(std::array<I, 1>{M::ColsAtCompileTime == 1 ? m : n},
+                                            std::span<V>(a.data(), size));
   } else {
     const auto inner = M::IsRowMajor ? a.cols() : a.rows();
     if (size > 0 && (a.innerStride() != 1 || (a.outerSize() > 1 && a.outerStride() != inner)))
@@ -100,9 +100,7 @@ template <index_type I = std::int32_t, class D>
                         std::to_string(a.innerStride()) + ", outer stride " + std::to_string(a.outerStride()) +
                         " for an inner size of " + std::to_string(inner) + ")");
     using F = std::conditional_t<M::IsRowMajor, dense_row_major, dense_col_major>;
-    using T = tensor<V, F, I, borrowed<>>;
-    return T({m, n}, typename T::level_tuple(dense_level<I>(M::IsRowMajor ? m : n), dense_level<I>(M::IsRowMajor ? n : m)),
-             std::span<V>(a.data(), size));
+    return detail::dense_over<F>(std::array<I, 2>{m, n}, std::span<V>(a.data(), size));
   }
 }
 

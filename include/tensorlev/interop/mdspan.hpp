@@ -28,6 +28,7 @@
 #include "../formats.hpp"
 #include "../storage.hpp"
 #include "../tensor.hpp"
+#include "../view.hpp"
 
 namespace tensorlev {
 
@@ -110,15 +111,8 @@ template <index_type Ix = std::int32_t, detail::mdspan_like M>
   }
   (void)checked_index<Ix>(total, "tensorlev::mdspan_view: number of elements");
   const std::span<V> values(md.data_handle(), static_cast<std::size_t>(total));
-  if constexpr (R == 1) {
-    using T = tensor<V, dense_vector, Ix, borrowed<>>;
-    return T({dims[0]}, typename T::level_tuple(dense_level<Ix>(dims[0])), values);
-  } else {
-    using F = std::conditional_t<order == 1, dense_row_major, dense_col_major>;
-    using T = tensor<V, F, Ix, borrowed<>>;
-    const Ix outer = order == 1 ? dims[0] : dims[1], inner = order == 1 ? dims[1] : dims[0];
-    return T(dims, typename T::level_tuple(dense_level<Ix>(outer), dense_level<Ix>(inner)), values);
-  }
+  using F = std::conditional_t<R == 1, dense_vector, std::conditional_t<order == 1, dense_row_major, dense_col_major>>;
+  return detail::dense_over<F>(dims, values);
 }
 
 }  // namespace tensorlev

@@ -40,6 +40,7 @@
 #include "../levels/sequence.hpp"
 #include "../storage.hpp"
 #include "../tensor.hpp"
+#include "../view.hpp"
 
 namespace tensorlev {
 
@@ -212,7 +213,6 @@ template <dense_layout Layout = dense_layout::row_major, class Ix = std::int32_t
 [[nodiscard]] auto dense_view(long long rows, long long cols, VA&& values) {
   constexpr const char* fn = "tensorlev::dense_view";
   using I = Ix;
-  using V = typename detail::raw_arg_t<VA>::element;
   using F = std::conditional_t<Layout == dense_layout::row_major, dense_row_major, dense_col_major>;
   const I m = detail::raw_extent<I>(rows, fn, "rows");
   const I n = detail::raw_extent<I>(cols, fn, "columns");
@@ -221,9 +221,7 @@ template <dense_layout Layout = dense_layout::row_major, class Ix = std::int32_t
     throw overflow_error(std::string(fn) + ": rows * columns overflows");
   (void)checked_index<I>(total, "tensorlev::dense_view: rows * columns");
   const auto v = detail::raw_span(values, total, fn, "the values");
-  using T = tensor<V, F, I, borrowed<>>;
-  const I outer = Layout == dense_layout::row_major ? m : n, inner = Layout == dense_layout::row_major ? n : m;
-  return T({m, n}, typename T::level_tuple(dense_level<I>(outer), dense_level<I>(inner)), v);
+  return detail::dense_over<F>(std::array<I, 2>{m, n}, v);
 }
 
 /// A dense vector of n values, without copying.
@@ -231,11 +229,9 @@ template <class Ix = std::int32_t, detail::raw_array VA>
 [[nodiscard]] auto vector_view(long long n, VA&& values) {
   constexpr const char* fn = "tensorlev::vector_view";
   using I = Ix;
-  using V = typename detail::raw_arg_t<VA>::element;
   const I len = detail::raw_extent<I>(n, fn, "length");
   const auto v = detail::raw_span(values, len, fn, "the values");
-  using T = tensor<V, dense_vector, I, borrowed<>>;
-  return T({len}, typename T::level_tuple(dense_level<I>(len)), v);
+  return detail::dense_over<dense_vector>(std::array<I, 1>{len}, v);
 }
 
 }  // namespace tensorlev
