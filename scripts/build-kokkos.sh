@@ -9,15 +9,26 @@
 #       Kokkos 4.6.99 from ../shared/vendor/kokkos-4.6.99.tar.gz (beside the
 #       checkout; TENSORLEV_KOKKOS4_TARBALL overrides), C++20;
 #       default prefix ${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev/kokkos-4.6.99-openmp
+#   scripts/build-kokkos.sh --kokkos4 --cuda [prefix]
+#       the same with the CUDA and Serial back ends for Hopper (sm_90), built
+#       with Kokkos' nvcc_wrapper (nvcc from PATH or /usr/local/cuda; no GPU
+#       is needed to compile); default prefix .../kokkos-4.6.99-cuda
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/tensorlev
 kokkos4=0
+cuda=0
 if [ "${1:-}" = "--kokkos4" ]; then
   kokkos4=1
   shift
 fi
-if ((kokkos4)); then
+if ((kokkos4)) && [ "${1:-}" = "--cuda" ]; then
+  cuda=1
+  shift
+fi
+if ((cuda)); then
+  prefix=${1:-$cache/kokkos-4.6.99-cuda}
+elif ((kokkos4)); then
   prefix=${1:-$cache/kokkos-4.6.99-openmp}
 else
   prefix=${1:-$cache/kokkos-3.4.1-openmp}
@@ -54,8 +65,17 @@ else
   grep -q 'set(Kokkos_VERSION_MINOR 4)' "$src/CMakeLists.txt" || echo "warning: expected Kokkos 3.4 in $src" >&2
   std=17
 fi
+if ((cuda)); then
+  # nvcc_wrapper finds nvcc on PATH; the host compiler is g++.
+  command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+  command -v nvcc >/dev/null || { echo "Kokkos CUDA: no nvcc on PATH or in /usr/local/cuda/bin" >&2; exit 1; }
+  backends=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ARCH_HOPPER90=ON -DKokkos_ENABLE_SERIAL=ON
+    "-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper")
+else
+  backends=(-DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON)
+fi
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_CXX_STANDARD=$std -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+  -DCMAKE_CXX_STANDARD=$std "${backends[@]}" -DKokkos_ENABLE_TESTS=OFF \
   -DKokkos_ENABLE_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
 cmake --build "$work/build" -j "$(nproc)" >&2
 cmake --install "$work/build" >/dev/null

@@ -6,28 +6,20 @@
 /// the code left is the loop nest for the operands' formats, written with
 /// level functions only (pos_bounds/pos_access, coord_bounds/coord_access,
 /// locate), which inline to the arrays a careful person would index.
+///
+/// This header is the loop emitter; how the output is written (located,
+/// appended, through a workspace, inserted, assembled, streamed, or summed
+/// into a scalar), serially and in parallel, is the output policy's, one
+/// header each under codegen/output/.
 
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <bit>
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <memory>
-#include <string>
-#include <tuple>
-#include <type_traits>
-#include <utility>
-#include <vector>
-
-#include "../config.hpp"
-#include "../error.hpp"
-#include "../execution.hpp"
-#include "../formats.hpp"
-#include "../pack.hpp"
-#include "describe.hpp"
-#include "plan.hpp"
+#include "output/append.hpp"
+#include "output/assemble.hpp"
+#include "output/common.hpp"
+#include "output/insert.hpp"
+#include "output/located.hpp"
+#include "output/scalar.hpp"
+#include "output/stream.hpp"
+#include "output/workspace.hpp"
 
 // A loop's plan inside the generated functions: a reference to the class's
 // constant on the host; in device code (which may not refer to host
@@ -40,66 +32,7 @@
 
 namespace tensorlev {
 
-namespace detail {
-// Scratch objects (a workspace, a private copy of the output) reused across
-// the chunks of one parallel run: a chunk takes one, uses it and gives it
-// back, so no more exist than chunks ran at once. A spin lock guards the
-// lists; it is held only for a push or a pop.
-template <class T>
-class scratch_pool {
- public:
-  template <class Make>
-  T* acquire(Make make) {
-    {
-      const guard g(busy_);
-      if (!free_.empty()) {
-        T* t = free_.back();
-        free_.pop_back();
-        return t;
-      }
-    }
-    auto made = std::make_unique<T>(make());
-    const guard g(busy_);
-    free_.reserve(all_.size() + 1);  // so that release never allocates
-    all_.push_back(std::move(made));
-    return all_.back().get();
-  }
-  void release(T* t) noexcept {
-    const guard g(busy_);
-    free_.push_back(t);
-  }
-  [[nodiscard]] const std::vector<std::unique_ptr<T>>& all() const noexcept { return all_; }
-
- private:
-  struct guard {
-    explicit guard(std::atomic_flag& f) noexcept : flag(f) {
-      while (flag.test_and_set(std::memory_order_acquire)) {
-      }
-    }
-    ~guard() { flag.clear(std::memory_order_release); }
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-    std::atomic_flag& flag;
-  };
-  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::vector<std::unique_ptr<T>> all_;
-  std::vector<T*> free_;
-};
-
-// A tensor a kernel can assemble as its output (growable storage); a view
-// (borrowed storage) is written in place.
-template <class T>
-struct is_tensor : std::false_type {};
-template <class V, class F, class I, class S>
-struct is_tensor<tensor<V, F, I, S>> : std::bool_constant<S::growable> {};
-template <class T>
-inline constexpr bool is_tensor_v = is_tensor<T>::value;
-}  // namespace detail
-
 namespace cg {
-
-/// How a kernel's outer loop runs on a parallel executor (kernel::par).
-enum class par_kind { none, scalar, rows, scatter, append };
 
 // ---- compile errors with readable messages -----------------------------------
 
@@ -142,36 +75,6 @@ constexpr bool check_plan() {
                 "tensorlev: an access uses the same index variable twice (e.g. A(i,i)); this is not supported");
   return true;
 }
-
-template <class T>
-using operand_of = typename access_parts<T>::operand;
-
-// Pre-order list of the expression's operand pointers.
-template <class E>
-auto collect_operands(const E& e) {
-  using NT = node_traits<E>;
-  if constexpr (NT::kind == node_kind::access)
-    return std::make_tuple(e.operand());
-  else if constexpr (NT::kind == node_kind::constant)
-    return std::tuple<>();
-  else if constexpr (NT::kind == node_kind::neg)
-    return collect_operands(e.e);
-  else
-    return std::tuple_cat(collect_operands(e.l), collect_operands(e.r));
-}
-
-template <class Tuple>
-struct first_index_type;
-template <>
-struct first_index_type<std::tuple<>> {
-  using type = std::int32_t;
-};
-template <class T, class... R>
-struct first_index_type<std::tuple<T, R...>> {
-  using O = operand_traits<std::remove_pointer_t<T>>;
-  using type = std::conditional_t<std::is_void_v<typename O::index_type>,
-                                  typename first_index_type<std::tuple<R...>>::type, typename O::index_type>;
-};
 
 // access<T, V...> -> access<const T, V...> on another tensor.
 template <class A>
@@ -286,18 +189,53 @@ auto convert_operands(const X& x, scratch_copies& keep) {
   }
 }
 
-template <class Out, class E, bool Accumulate, char Pre, char... Order>
-struct kernel {
-  static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
-  static constexpr order_plan O = make_order(D, Pre);
-  static_assert(check_plan<O.error, O.error_acc>());
+// ---- the loop emitter ---------------------------------------------------------
+//
+// Template recursion over the loop order (loop, loop_nest, point, body,
+// with_found, inner), evaluating the expression at the innermost loop.
+// Everything about the output is the output policy's (codegen/output/):
+// its state (state::out), what happens once the output's coordinates are
+// bound (emit), the hooks around loops, and the run with its serial and
+// parallel forms.
 
-  using ptrs = decltype(std::tuple_cat(std::make_tuple(std::declval<Out>().operand()),
-                                       collect_operands(std::declval<const E&>())));
-  static constexpr std::size_t NA = std::tuple_size_v<ptrs>;
+// The output policy for the plan's out_kind.
+template <class S>
+constexpr auto output_policy_of() {
+  constexpr out_kind k = S::O.out;
+  if constexpr (k == out_kind::scalar)
+    return std::type_identity<scalar_output<S>>{};
+  else if constexpr (k == out_kind::located)
+    return std::type_identity<located_output<S>>{};
+  else if constexpr (k == out_kind::append)
+    return std::type_identity<append_output<S>>{};
+  else if constexpr (k == out_kind::workspace)
+    return std::type_identity<workspace_output<S>>{};
+  else if constexpr (k == out_kind::insert)
+    return std::type_identity<insert_output<S>>{};
+  else if constexpr (k == out_kind::assemble)
+    return std::type_identity<assemble_output<S>>{};
+  else
+    return std::type_identity<stream_output<S>>{};
+}
+
+template <class Out, class E, bool Accumulate, char Pre, char... Order>
+struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
+  using base = stmt<Out, E, Accumulate, Pre, Order...>;
+  // (Copies rather than using-declarations: GCC does not find those inside
+  // the generic lambdas of a class template.)
+  static constexpr stmt_desc D = base::D;
+  static constexpr order_plan O = base::O;
+  static_assert(check_plan<O.error, O.error_acc>());
+  using ptrs = typename base::ptrs;
+  static constexpr std::size_t NA = base::NA;
   template <std::size_t A>
-  using op_t = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, ptrs>>>;
-  using V = typename operand_traits<op_t<0>>::value_type;
+  using op_t = typename base::template op_t<A>;
+  using V = typename base::V;
+  using I = typename base::I;
+  static constexpr std::size_t ML = base::ML;
+  static constexpr std::size_t var_index(char v) { return base::var_index(v); }
+  using output = typename decltype(output_policy_of<base>())::type;
+
   static constexpr bool out_packable() {
     if constexpr (O.out == out_kind::scalar || O.out == out_kind::located) {
       return true;
@@ -310,46 +248,15 @@ struct kernel {
   static_assert(out_packable(),
                 "tensorlev: the output's format cannot be assembled: every level of a sparse output must be "
                 "constructible from a level_shape and assembled by append, insert or implicitly (packable)");
-  using I = typename first_index_type<ptrs>::type;
   static_assert([]<std::size_t... A>(std::index_sequence<A...>) {
     return ((std::is_void_v<typename operand_traits<op_t<A>>::index_type> ||
              std::is_same_v<typename operand_traits<op_t<A>>::index_type, I>) &&
             ...);
   }(std::make_index_sequence<NA>{}),
                 "tensorlev: every tensor in a statement must use the same index type");
-  static constexpr std::size_t ML = [] {
-    std::size_t m = 1;
-    for (std::size_t a = 0; a < D.nacc; ++a) m = D.acc[a].nlev > m ? D.acc[a].nlev : m;
-    return m;
-  }();
 
-  static constexpr bool appending = O.out == out_kind::append || O.out == out_kind::workspace;
-  template <class T>
-  struct levels_of {
-    using type = int;
-  };
-  template <class T>
-    requires requires { typename T::level_tuple; }
-  struct levels_of<T> {
-    using type = typename T::level_tuple;
-  };
-  using out_levels_t = typename levels_of<op_t<0>>::type;
-
-  // Parallel runs of append and workspace outputs: each chunk collects its
-  // entries and its parents' segments (parent position, begin, end, counted
-  // from the chunk's first entry); they are placed after a scan of the
-  // chunks' counts.
-  struct chunk_out {
-    std::vector<I> crd;
-    std::vector<V> vals;
-    std::vector<std::array<I, 3>> edges;
-  };
-  // A Gustavson workspace (see state::ws), one per concurrent chunk.
-  struct workspace_buf {
-    std::vector<V> ws;
-    std::unique_ptr<bool[]> mark;
-    std::unique_ptr<I[]> touched;
-  };
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr const loop_plan& plan = base::template plan<Dp, Abs>;
 
   // Each operand's position at its deepest bound level, and the end of the
   // segment (pos + 1 unless deduplicated). Passed by value down the loop
@@ -368,58 +275,8 @@ struct kernel {
   }
   // Whether the values of bound variables are needed (random-access
   // operands, outputs written by coordinates).
-  static constexpr bool inserting = O.out == out_kind::insert;
-  static constexpr bool assembling = O.out == out_kind::assemble;
-  static constexpr bool keep_var_val = O.ra != 0 || emits_coordinates(O.out) || appending || D.ncomp > 0;
-  // Assemble outputs: the dense prefix's length.
-  static constexpr std::size_t out_prefix = [] {
-    std::size_t f = 0;
-    while (f < D.acc[0].nlev && dense_level_desc(D.acc[0].lev[f])) ++f;
-    return f;
-  }();
-
-  // Assemble outputs: per level, positions counted so far, the current
-  // coordinate and position, and where the current parent's children begin.
-  struct assembly {
-    bool counting = true;
-    bool any = false;
-    I prefix_pos = 0;
-    I cnt[ML]{};
-    I crd[ML]{};
-    I pos[ML]{};
-    I parent[ML]{};
-    I begin[ML]{};
-  };
-
-  // `=` into a dense output where the outermost loops bind exactly the
-  // output's variables, each over its full extent with one lattice point and
-  // nothing that can miss: every output component is written exactly once,
-  // so the kernel stores instead of zero-filling and accumulating.
-  static constexpr bool direct_store = [] {
-    if (Accumulate || O.out != out_kind::located || O.ra != 0 || O.nterms > 1) return false;
-    for (int dp = 0; dp <= O.out_last; ++dp) {
-      bool is_out = false;
-      for (std::size_t k = 0; k < D.acc[0].order; ++k) is_out = is_out || D.acc[0].vars[k] == O.vars[dp];
-      if (!is_out) return false;
-      const loop_plan p = plan_loop(D, O, static_cast<std::size_t>(dp), 0);
-      if (p.zero || p.np != 1 || p.error != plan_error::none) return false;
-      bool full_driver = false;
-      for (std::size_t sl = 0; sl < p.nm; ++sl) {
-        if (p.merged[sl] < 0) {
-          full_driver = true;
-          continue;
-        }
-        const iter_desc& it = p.it[p.merged[sl]];
-        const level_desc& lv = D.acc[it.acc].lev[it.lev];
-        if (it.coord && lv.full && lv.unique && lv.always_found) full_driver = true;
-        if (it.segment) return false;
-      }
-      if (!full_driver || p.pts[0] != (std::uint32_t{1} << p.nm) - 1) return false;
-      for (std::size_t x = 0; x < p.nit; ++x)
-        if (p.it[x].located && p.it[x].may_miss) return false;
-    }
-    return true;
-  }();
+  static constexpr bool keep_var_val = O.ra != 0 || emits_coordinates(O.out) || O.out == out_kind::append ||
+                                       O.out == out_kind::workspace || D.ncomp > 0;
 
   struct state {
     ptrs ops;
@@ -427,210 +284,19 @@ struct kernel {
     I crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors), where a level reads them
     I extent[max_vars];
     I var_val[max_vars];  // current value of each bound index variable
-    coordinate_list<V, I>* sink;  // stream outputs
-    // append and workspace outputs: the levels and values being built
-    out_levels_t* out_levels;
-    std::vector<V>* out_vals;
-    I out_cnt;
-    V* ws;                     // workspace: dense row over the last output variable
-    // Which workspace entries hold a coordinate. bool, not unsigned char: a
-    // character store may alias anything, and the compiler then reloads
-    // every pointer of the state after each one (SpGEMM ran 1.6x slower).
-    bool* mark;
-    // Those coordinates, in the order first reached: an array as long as the
-    // workspace, so that marking one calls nothing (a possible reallocation
-    // in the loop would make the compiler reload every pointer it holds).
-    I* touched;
-    std::size_t ntouched;
-    // insert outputs: the symbolic pass counts children per parent position
-    // (a marker per coordinate keeps repeats under one parent from counting)
-    bool counting;
-    I* counts;
-    I* seen;
-    assembly* as;
     // chunked runs: loop 0 covers [chunk_lo, chunk_hi) of its range only
     bool chunked;
     I chunk_lo;
     I chunk_hi;
-    V* out_data;     // located outputs: the values written (the output's, or a chunk's private copy)
-    chunk_out* lout;  // append outputs in a chunk: where the chunk's entries go
-    I out_cap;        // sized appends: positions available (entries past it are counted only)
+    typename output::data out;  // the output policy's state
   };
-
-  static constexpr std::size_t var_index(char v) {
-    for (std::size_t x = 0; x < D.nvars; ++x)
-      if (D.vars[x] == v) return x;
-    return 0;
-  }
 
   template <std::size_t A, std::size_t K>
   TENSORLEV_HOST_DEVICE static const auto& level_of(const state& st) {
-    if constexpr (A == 0 && (appending || inserting || assembling))
-      return std::get<K>(*st.out_levels);
+    if constexpr (A == 0 && output::builds_levels)
+      return std::get<K>(*st.out.levels);
     else
       return std::get<K>(std::get<A>(st.ops)->levels());
-  }
-
-  static constexpr std::size_t out_last_level = D.acc[0].nlev > 0 ? D.acc[0].nlev - 1 : 0;
-
-  // The last output variable's coordinate gets its value: appended in
-  // order, or accumulated into the workspace.
-  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit_appended(state& st, const V& value) {
-    const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
-    if constexpr (sized_append) {
-      // No call on this path (a possible reallocation would make the
-      // compiler reload every pointer the loops hold): stores while there
-      // is room; the run is repeated, sized by the count, if there was not.
-      if (st.out_cnt < st.out_cap) {
-        const auto q = static_cast<std::size_t>(st.out_cnt);
-        if (st.lout != nullptr)
-          st.lout->crd[q] = c;
-        else
-          std::get<out_last_level>(*st.out_levels).append_coord_at(st.out_cnt, c);
-        (*st.out_vals)[q] = value;
-      }
-      ++st.out_cnt;
-    } else if constexpr (O.out == out_kind::append) {
-      append_out_coord(st, c);
-      st.out_vals->push_back(value);
-      ++st.out_cnt;
-    } else {
-      const auto x = static_cast<std::size_t>(c);
-      if (!st.mark[x]) {
-        st.mark[x] = true;
-        st.touched[st.ntouched++] = c;
-        st.ws[x] = value;
-      } else {
-        st.ws[x] += value;
-      }
-    }
-  }
-
-  // Appends coordinate c at position st.out_cnt of the output's last level,
-  // or to the chunk's entries in a parallel run.
-  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void append_out_coord(state& st, I c) {
-    if constexpr (par == par_kind::append) {
-      if (st.lout != nullptr) {
-        st.lout->crd.push_back(c);
-        return;
-      }
-    }
-    std::get<out_last_level>(*st.out_levels).append_coord(st.out_cnt, c);
-  }
-  TENSORLEV_HOST_DEVICE static void append_out_edges(state& st, I parent, I begin, I end) {
-    if constexpr (par == par_kind::append) {
-      if (st.lout != nullptr) {
-        st.lout->edges.push_back({parent, begin, end});
-        return;
-      }
-    }
-    std::get<out_last_level>(*st.out_levels).append_edges(parent, begin, end);
-  }
-
-  // Position of the output's first NP (dense) levels at the bound variables.
-  template <std::size_t NP>
-  TENSORLEV_HOST_DEVICE static I locate_out_prefix(state& st) {
-    I p = 0;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (
-          [&] {
-            st.crd[0][K] = st.var_val[var_index(D.acc[0].lev[K].var)];
-            p = std::get<K>(*st.out_levels).locate(p, ancestors<I>(st.crd[0], K), st.crd[0][K]).pos;
-          }(),
-          ...);
-    }(std::make_index_sequence<NP>{});
-    return p;
-  }
-
-  // Insert outputs: the output coordinate is located through the dense
-  // prefix; the symbolic pass counts it, the numeric pass inserts it into
-  // the last level (if new) and accumulates the value at its position.
-  static void emit_inserted(state& st, const V& value) {
-    const I p = locate_out_prefix<out_last_level>(st);
-    const I c = st.var_val[var_index(D.acc[0].lev[out_last_level].var)];
-    if (st.counting) {
-      if (st.seen == nullptr) {
-        ++st.counts[static_cast<std::size_t>(p)];  // an upper bound
-      } else if (st.seen[static_cast<std::size_t>(c)] != p + 1) {
-        st.seen[static_cast<std::size_t>(c)] = p + 1;
-        ++st.counts[static_cast<std::size_t>(p)];
-      }
-      return;
-    }
-    auto& lvl = std::get<out_last_level>(*st.out_levels);
-    const located<I> r = lvl.locate(p, ancestors<I>(st.crd[0], out_last_level), c);
-    if (!r.found) lvl.insert_coord(r.pos, c);
-    (*st.out_vals)[static_cast<std::size_t>(r.pos)] += value;
-  }
-
-  // Assemble outputs: coordinates arrive in lexicographic order of the
-  // output's levels. The first level whose coordinate differs from the
-  // previous entry's (or the first appendable level, when the dense prefix
-  // moved on) and every level below get a new position; below a non-unique
-  // level every entry does. An entry equal to the previous one adds to it.
-  static void emit_assembled(state& st, const V& value) {
-    assembly& as = *st.as;
-    constexpr std::size_t L = D.acc[0].nlev;
-    const I p = locate_out_prefix<out_prefix>(st);
-    std::size_t first = L;
-    if (!as.any || p != as.prefix_pos) first = out_prefix;
-    for (std::size_t k = out_prefix; k < L && first == L; ++k)
-      if (st.var_val[var_index(D.acc[0].lev[k].var)] != as.crd[k]) first = k;
-    if (first == L) {  // the same coordinates again
-      if (!as.counting) st.out_vals->back() += value;
-      return;
-    }
-    for (std::size_t k = out_prefix; k < first; ++k)
-      if (!D.acc[0].lev[k].unique) first = k;
-    as.any = true;
-    as.prefix_pos = p;
-    [&]<std::size_t... K>(std::index_sequence<K...>) {
-      (
-          [&] {
-            constexpr std::size_t k = out_prefix + K;
-            if (k < first) return;
-            const I c = st.var_val[var_index(D.acc[0].lev[k].var)];
-            const I parent = k == out_prefix ? p : as.pos[k - 1];
-            const I q = as.cnt[k]++;
-            as.crd[k] = c;
-            as.pos[k] = q;
-            if (as.counting) return;
-            auto& lvl = std::get<k>(*st.out_levels);
-            lvl.append_coord(q, c);
-            if (q == 0 || as.parent[k] != parent) as.parent[k] = parent, as.begin[k] = q;
-            lvl.append_edges(parent, as.begin[k], q + 1);
-          }(),
-          ...);
-    }(std::make_index_sequence<L - out_prefix>{});
-    if (!as.counting) st.out_vals->push_back(value);
-  }
-
-  // Appends the workspace's coordinates in order under the dense prefix's
-  // current position, and clears it.
-  static void flush_workspace(state& st, I parent) {
-    const I begin = st.out_cnt;
-    std::sort(st.touched, st.touched + st.ntouched);
-    for (std::size_t t = 0; t < st.ntouched; ++t) {
-      const I c = st.touched[t];
-      const auto x = static_cast<std::size_t>(c);
-      append_out_coord(st, c);
-      st.out_vals->push_back(st.ws[x]);
-      st.ws[x] = V{};
-      st.mark[x] = false;
-      ++st.out_cnt;
-    }
-    st.ntouched = 0;
-    if (st.out_cnt != begin) append_out_edges(st, parent, begin, st.out_cnt);
-  }
-
-  template <std::size_t Dp, mask_t Abs>
-  static constexpr bool appends_here() {
-    if constexpr (O.out != out_kind::append) {
-      return false;
-    } else {
-      constexpr const loop_plan& P = plan<Dp, Abs>;
-      return P.out_iter >= 0 && P.it[P.out_iter].appended;
-    }
   }
 
   // ---- expression evaluation (innermost body) --------------------------------
@@ -692,9 +358,6 @@ struct kernel {
 
   // ---- loops ----------------------------------------------------------------
 
-  template <std::size_t Dp, mask_t Abs>
-  static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
-
   // Loop Dp. At the precompute depth, every top-level term runs its own
   // loops (the others marked absent), scattering into the workspace.
   template <std::size_t Dp, mask_t Abs>
@@ -717,7 +380,7 @@ struct kernel {
       static_assert(check_plan<P.error, P.error_acc>());
       if constexpr (!P.zero) {
         constexpr std::size_t NM = P.nm;
-        [[maybe_unused]] const I begin = st.out_cnt;
+        [[maybe_unused]] const I begin = output::template mark<Dp, Abs>(st, cs);
         std::array<I, NM> cur{}, end{};
         [&]<std::size_t... S>(std::index_sequence<S...>) {
           (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
@@ -728,9 +391,7 @@ struct kernel {
         [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
           (point<Dp, Abs, Pt>(st, cs, tgt, cur, end), ...);
         }(std::make_index_sequence<P.np>{});
-        if constexpr (appends_here<Dp, Abs>()) {
-          if (st.out_cnt != begin) append_out_edges(st, cs.pos[0], begin, st.out_cnt);
-        }
+        output::template after_loop<Dp, Abs>(st, cs, begin);
       }
     }
   }
@@ -1006,120 +667,34 @@ struct kernel {
   TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (nonzero(D, D.root, Abs)) {
-      if constexpr (P.out_done && appending) {
-        // The last output level's coordinate is bound: sum the remaining
-        // (reduction) loops into a local, then append or accumulate it.
+      if constexpr (P.out_done) {
+        // The output's coordinates are bound: sum the remaining
+        // (reduction) loops into a local and hand it to the output.
         V acc{};
         if constexpr (Dp + 1 == O.n)
           acc = eval_root<Abs>(st, cs);
         else
           loop<Dp + 1, Abs>(st, cs, acc);
-        emit_appended(st, acc);
-      } else if constexpr (P.out_done && (inserting || assembling)) {
-        V acc{};
-        if constexpr (Dp + 1 == O.n)
-          acc = eval_root<Abs>(st, cs);
-        else
-          loop<Dp + 1, Abs>(st, cs, acc);
-        if constexpr (inserting)
-          emit_inserted(st, acc);
-        else
-          emit_assembled(st, acc);
-      } else if constexpr (P.out_done && O.out == out_kind::stream) {
-        // Every output variable is bound: sum the remaining (reduction)
-        // loops into a local and emit one (coordinates, value) pair.
-        V acc{};
-        if constexpr (Dp + 1 == O.n)
-          acc = eval_root<Abs>(st, cs);
-        else
-          loop<Dp + 1, Abs>(st, cs, acc);
-        std::array<I, D.acc[0].order> x;
-        for (std::size_t d = 0; d < D.acc[0].order; ++d) x[d] = st.var_val[var_index(D.acc[0].vars[d])];
-        st.sink->push_back(std::span<const I>(x), acc);
-      } else if constexpr (P.out_done) {
-        // The output's last level is bound: its value slot is known. Sum
-        // the remaining (reduction) loops into a local.
-        V& slot = st.out_data[static_cast<std::size_t>(cs.pos[0])];
-        if constexpr (Dp + 1 == O.n) {
-          if constexpr (direct_store)
-            slot = eval_root<Abs>(st, cs);
-          else
-            slot += eval_root<Abs>(st, cs);
-        } else {
-          V acc{};
-          loop<Dp + 1, Abs>(st, cs, acc);
-          if constexpr (direct_store)
-            slot = acc;
-          else
-            slot += acc;
-        }
+        output::emit(st, cs, acc);
       } else {
         loop<Dp + 1, Abs>(st, cs, tgt);
-        if constexpr (O.out == out_kind::workspace && static_cast<int>(Dp) == O.ws_open) flush_workspace(st, cs.pos[0]);
+        output::template after_inner<Dp>(st, cs);
       }
     }
   }
 
   // ---- parallel outer loop ----------------------------------------------------
   //
-  // On a parallel executor the outermost loop runs in chunks when it has one
-  // iterator and one lattice point, i.e. one range to split (a run of equal
-  // coordinates, a COO row, is never split). What keeps chunks from racing
-  // depends on the output:
-  //  - scalar: each chunk sums into its own partial; the partials are added
-  //    in chunk order, so the result does not depend on the thread count;
-  //  - rows: a dense (located) output whose first level is bound by the
-  //    outer loop: chunks write disjoint rows;
-  //  - scatter: any other all-dense located output (CSC SpMV, transposed
-  //    access): each running chunk accumulates into a private zeroed copy
-  //    of the output, taken from a pool (one per concurrent chunk); the
-  //    copies are added into the output afterwards, in parallel over its
-  //    components;
-  //  - append: a dense prefix bound by the outer loop plus one appended
-  //    (or workspace) level that supports parallel_appendable_level: each
-  //    chunk collects its entries and segments, an exclusive scan of the
-  //    chunks' counts gives their positions, and a parallel fill pass
-  //    appends them there (Gustavson workspaces come from a pool).
-  // Everything else (merged outer loops, insert and assemble outputs,
-  // precompute) runs serially on any executor.
-  static constexpr bool out_parallel_appendable = [] {
-    if constexpr (appending)
-      return parallel_appendable_level<std::tuple_element_t<out_last_level, out_levels_t>>;
-    else
-      return false;
-  }();
-  static constexpr par_kind par = [] {
-    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return par_kind::none;
-    const loop_plan p = plan_loop(D, O, 0, 0);
-    if (p.zero || p.error != plan_error::none || p.nm != 1 || p.np != 1 || p.merged[0] == -2 || p.computed >= 0)
-      return par_kind::none;
-    // A coordinate may repeat in a non-unique level (COO's rows): chunks are
-    // cut between runs, which are contiguous only if the level is ordered.
-    if (p.merged[0] >= 0) {
-      const level_desc& lv = D.acc[p.it[p.merged[0]].acc].lev[p.it[p.merged[0]].lev];
-      if (!lv.unique && !lv.ordered) return par_kind::none;
-    }
-    if (O.out == out_kind::scalar) return par_kind::scalar;
-    if (D.acc[0].nlev == 0) return par_kind::none;
-    const bool rows_first = D.acc[0].lev[0].var == O.vars[0] && dense_level_desc(D.acc[0].lev[0]);
-    if (O.out == out_kind::located) {
-      if (rows_first) return par_kind::rows;
-      for (std::size_t k = 0; k < D.acc[0].nlev; ++k)
-        if (!dense_level_desc(D.acc[0].lev[k])) return par_kind::none;
-      return par_kind::scatter;
-    }
-    if (appending && rows_first && out_last_level >= 1 && out_parallel_appendable &&
-        (O.out == out_kind::append || O.ws_open >= 0))
-      return par_kind::append;
-    return par_kind::none;
-  }();
+  // On a parallel executor loop 0 runs in chunks when it has one iterator
+  // and one lattice point, i.e. one range to split (stmt::outer_splittable;
+  // a run of equal coordinates, a COO row, is never split), and the output
+  // policy can keep the chunks apart (its `par`: scalar partials, disjoint
+  // rows, private copies, or count, scan and fill of appended entries).
+  // Each chunk copies the state and runs the ordinary loop nest over its
+  // sub-range.
+  static constexpr par_kind par = output::par;
   static constexpr bool parallel_outer = par != par_kind::none;
-  // Appends into a level with sized append when the statement has no
-  // reductions: the operands' stored entries bound the output
-  // (entries_bound), so the arrays are sized first and the loops store
-  // without a call.
-  static constexpr bool sized_append =
-      O.out == out_kind::append && out_parallel_appendable && (vars_under(D, D.root) & ~output_vars(D)) == 0;
+  static constexpr bool direct_store = output::direct_store;
   // Whether chunk boundaries must move to the start of a run of equal
   // coordinates (the outer loop iterates positions of a non-unique level).
   static constexpr bool align_chunks = [] {
@@ -1157,55 +732,32 @@ struct kernel {
     return bounds;
   }
 
-  // What every chunk starts from: the run's state and cursor, and the
-  // chunk boundaries; chunk_state(c) is the state restricted to chunk c.
-  struct chunk_base {
-    const state* st;
-    const cursor* cs;
-    const I* bounds;
-    [[nodiscard]] state chunk_state(std::size_t c) const {
-      state local = *st;
-      local.chunked = true, local.chunk_lo = bounds[c], local.chunk_hi = bounds[c + 1];
-      return local;
-    }
-  };
+  // The state restricted to loop 0's range [lo, hi).
+  TENSORLEV_HOST_DEVICE static state chunk_state(const state& st, I lo, I hi) {
+    state local = st;
+    local.chunked = true, local.chunk_lo = lo, local.chunk_hi = hi;
+    return local;
+  }
 
-  // Runs loop 0 in chunks on ex (scalar, rows and scatter outputs); returns
-  // the chunks' targets summed in chunk order.
-  static V run_chunked(const state& st, const cursor& cs, const executor& ex) {
-    const std::vector<I> bounds = chunk_bounds(st, cs);
-    if (bounds.empty()) return V{};
-    const std::size_t n = bounds.size() - 1;
-    std::vector<V> partial(n, V{});
-    detail::scratch_pool<std::vector<V>> copies;
-    std::size_t nv = 0;
-    if constexpr (par == par_kind::scatter) nv = std::get<0>(st.ops)->values().size();
-    struct context : chunk_base {
-      V* partial;
-      detail::scratch_pool<std::vector<V>>* copies;
-      std::size_t nv;
-    } ctx{{&st, &cs, bounds.data()}, partial.data(), &copies, nv};
+  // Runs fn(c, chunk_state(c)) on ex for every non-empty chunk c between
+  // bounds; fn is called concurrently.
+  template <class Fn>
+  static void for_chunks(const state& st, const std::vector<I>& bounds, const executor& ex, const Fn& fn) {
+    const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
+    struct context {
+      const state* st;
+      const I* bounds;
+      const Fn* fn;
+    } ctx{&st, bounds.data(), &fn};
     ex.for_chunks(
         n,
         [](void* p, std::size_t c) {
           const context& x = *static_cast<const context*>(p);
           if (x.bounds[c] >= x.bounds[c + 1]) return;
-          state local = x.chunk_state(c);
-          std::vector<V>* copy = nullptr;
-          if constexpr (par == par_kind::scatter) {
-            copy = x.copies->acquire([&] { return std::vector<V>(x.nv, V{}); });
-            local.out_data = copy->data();
-          }
-          V acc{};
-          loop<0, 0>(local, *x.cs, acc);
-          x.partial[c] = acc;
-          if (copy != nullptr) x.copies->release(copy);
+          state local = chunk_state(*x.st, x.bounds[c], x.bounds[c + 1]);
+          (*x.fn)(c, local);
         },
         &ctx);
-    if constexpr (par == par_kind::scatter) add_copies(copies, st.out_data, nv, ex);
-    V sum{};
-    for (const V& v : partial) sum += v;
-    return sum;
   }
 
   // ---- device entry ----------------------------------------------------------
@@ -1223,7 +775,7 @@ struct kernel {
     requires(par == par_kind::rows || par == par_kind::scalar)
   {
     state st = make_state(out, e);
-    if constexpr (par == par_kind::rows) st.out_data = std::get<0>(st.ops)->values().data();
+    output::prepare(st);
     return st;
   }
   TENSORLEV_HOST_DEVICE static cursor root_cursor() {
@@ -1233,169 +785,13 @@ struct kernel {
   }
   /// Loop 0 over [lo, hi) of its range (chunk_bounds' units: positions or
   /// coordinates); returns the chunk's scalar partial (zero for rows).
-  TENSORLEV_HOST_DEVICE static V run_chunk(state st, const cursor& cs, I lo, I hi)
+  TENSORLEV_HOST_DEVICE static V run_chunk(const state& st, const cursor& cs, I lo, I hi)
     requires(par == par_kind::rows || par == par_kind::scalar)
   {
-    st.chunked = true, st.chunk_lo = lo, st.chunk_hi = hi;
+    state local = chunk_state(st, lo, hi);
     V acc{};
-    loop<0, 0>(st, cs, acc);
+    loop<0, 0>(local, cs, acc);
     return acc;
-  }
-
-  // Scatter outputs: out[0, nv) += every private copy, in the pool's order,
-  // in chunks of components on ex.
-  static void add_copies(const detail::scratch_pool<std::vector<V>>& copies, V* out, std::size_t nv,
-                         const executor& ex) {
-    if (copies.all().empty() || nv == 0) return;
-    const std::size_t n = nv < max_chunks ? nv : max_chunks;
-    struct context {
-      const detail::scratch_pool<std::vector<V>>* copies;
-      V* out;
-      std::size_t nv, n;
-    } ctx{&copies, out, nv, n};
-    ex.for_chunks(
-        n,
-        [](void* p, std::size_t c) {
-          const context& x = *static_cast<const context*>(p);
-          const std::size_t lo = x.nv / x.n * c + (c < x.nv % x.n ? c : x.nv % x.n);
-          const std::size_t hi = lo + x.nv / x.n + (c < x.nv % x.n ? 1 : 0);
-          for (const auto& copy : x.copies->all()) {
-            const V* src = copy->data();
-            for (std::size_t v = lo; v < hi; ++v) x.out[v] += src[v];
-          }
-        },
-        &ctx);
-  }
-
-  // Append outputs of statements without reductions: the operands' stored
-  // entries (at most the output's size), an upper bound on the entries
-  // appended; 0 (unknown) otherwise.
-  static I entries_bound(const state& st) {
-    if constexpr ((vars_under(D, D.root) & ~output_vars(D)) != 0) {
-      return I(0);
-    } else {
-      std::size_t b = 0;
-      [&]<std::size_t... A>(std::index_sequence<A...>) {
-        (
-            [&] {
-              if constexpr (A > 0 && !detail::is_scalar_v<op_t<A>>) b += std::get<A>(st.ops)->stored();
-            }(),
-            ...);
-      }(std::make_index_sequence<NA>{});
-      std::size_t cap = 1;
-      for (const auto d : std::get<0>(st.ops)->dims())
-        cap = d != 0 && cap > std::numeric_limits<std::size_t>::max() / static_cast<std::size_t>(d)
-                  ? std::numeric_limits<std::size_t>::max()
-                  : cap * static_cast<std::size_t>(d);
-      b = std::min({b, cap, static_cast<std::size_t>(std::numeric_limits<I>::max())});
-      return static_cast<I>(b);
-    }
-  }
-
-  // Append outputs: loop 0 in chunks, each collecting its entries; then an
-  // exclusive scan of the chunks' counts, and a parallel fill pass that
-  // appends every chunk's entries and segments at their positions.
-  // Returns the number of entries.
-  static I run_appended_chunks(state& st, const cursor& cs, const executor& ex, I parent_size) {
-    const std::vector<I> bounds = chunk_bounds(st, cs);
-    const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
-    std::vector<chunk_out> outs(n);
-    detail::scratch_pool<workspace_buf> workspaces;
-    std::size_t wn = 0;
-    if constexpr (O.out == out_kind::workspace)
-      wn = static_cast<std::size_t>(st.extent[var_index(D.acc[0].lev[out_last_level].var)]);
-    // Sized appends: a chunk's share of the statement's bound (its share of
-    // the outer range, with a margin) sizes its arrays.
-    double per_iteration = 0;
-    if constexpr (sized_append) {
-      if (n > 0)
-        per_iteration = 1.25 * static_cast<double>(entries_bound(st)) / static_cast<double>(bounds[n] - bounds[0]);
-    }
-    struct context : chunk_base {
-      chunk_out* outs;
-      detail::scratch_pool<workspace_buf>* workspaces;
-      std::size_t wn;
-      double per_iteration;
-    } ctx{{&st, &cs, bounds.data()}, outs.data(), &workspaces, wn, per_iteration};
-    ex.for_chunks(
-        n,
-        [](void* p, std::size_t c) {
-          const context& x = *static_cast<const context*>(p);
-          if (x.bounds[c] >= x.bounds[c + 1]) return;
-          state local = x.chunk_state(c);
-          chunk_out& co = x.outs[c];
-          local.lout = &co;
-          local.out_vals = &co.vals;
-          local.out_cnt = I(0);
-          if constexpr (sized_append) {
-            // Run with the estimated room; again, sized by the count, if it
-            // was too small.
-            auto cap = static_cast<std::size_t>(x.per_iteration * static_cast<double>(x.bounds[c + 1] - x.bounds[c])) + 64;
-            for (;;) {
-              co.crd.resize(cap);
-              co.vals.resize(cap);
-              local.out_cap = static_cast<I>(std::min(cap, static_cast<std::size_t>(std::numeric_limits<I>::max())));
-              V unused{};
-              loop<0, 0>(local, *x.cs, unused);
-              const auto got = static_cast<std::size_t>(local.out_cnt);
-              if (got <= cap) {
-                co.crd.resize(got);
-                co.vals.resize(got);
-                return;
-              }
-              cap = got;
-              co.edges.clear();
-              local = x.chunk_state(c);
-              local.lout = &co, local.out_vals = &co.vals, local.out_cnt = I(0);
-            }
-          }
-          workspace_buf* w = nullptr;
-          if constexpr (O.out == out_kind::workspace) {
-            w = x.workspaces->acquire([&] {
-              return workspace_buf{std::vector<V>(x.wn, V{}), std::make_unique<bool[]>(x.wn),
-                                   std::make_unique_for_overwrite<I[]>(x.wn)};
-            });
-            local.ws = w->ws.data(), local.mark = w->mark.get(), local.touched = w->touched.get(), local.ntouched = 0;
-          }
-          V unused{};
-          loop<0, 0>(local, *x.cs, unused);
-          if (w != nullptr) x.workspaces->release(w);
-        },
-        &ctx);
-    // Exclusive scan: where each chunk's entries begin.
-    std::vector<I> offset(n + 1, I(0));
-    for (std::size_t c = 0; c < n; ++c) {
-      const std::size_t k = outs[c].crd.size();
-      if (k > static_cast<std::size_t>(std::numeric_limits<I>::max() - offset[c]))
-        throw overflow_error("tensorlev: the output's entries (more than " + std::to_string(offset[c]) +
-                             ") do not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
-      offset[c + 1] = offset[c] + static_cast<I>(k);
-    }
-    const I total = offset[n];
-    auto& last_level = std::get<out_last_level>(*st.out_levels);
-    last_level.append_init_sized(parent_size, total);
-    st.out_vals->resize(static_cast<std::size_t>(total));
-    struct fill_context {
-      chunk_out* outs;
-      const I* offset;
-      std::remove_reference_t<decltype(last_level)>* last;
-      V* vals;
-    } fctx{outs.data(), offset.data(), &last_level, st.out_vals->data()};
-    ex.for_chunks(
-        n,
-        [](void* p, std::size_t c) {
-          const fill_context& x = *static_cast<const fill_context*>(p);
-          chunk_out& co = x.outs[c];
-          const I off = x.offset[c];
-          for (std::size_t k = 0; k < co.crd.size(); ++k) {
-            x.last->append_coord_at(off + static_cast<I>(k), co.crd[k]);
-            x.vals[static_cast<std::size_t>(off) + k] = co.vals[k];
-          }
-          for (const auto& e : co.edges) x.last->append_edges(e[0], off + e[1], off + e[2]);
-          co = chunk_out{};  // free it now
-        },
-        &fctx);
-    return total;
   }
 
   // ---- entry ------------------------------------------------------------------
@@ -1472,29 +868,7 @@ struct kernel {
   }
 
   static state make_state(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)),
-             &e,
-             {},
-             {},
-             {},
-             nullptr,
-             nullptr,
-             nullptr,
-             I(0),
-             nullptr,
-             nullptr,
-             nullptr,
-             0,
-             false,
-             nullptr,
-             nullptr,
-             nullptr,
-             false,
-             I(0),
-             I(0),
-             nullptr,
-             nullptr,
-             I(0)};
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}};
     check_dims(st, st.extent);
     return st;
   }
@@ -1514,25 +888,15 @@ struct kernel {
     }(std::make_index_sequence<NA>{});
     cursor cs{};
     for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
-    auto* o = std::get<0>(st.ops);
-    if constexpr (detail::is_scalar_v<op_t<0>>) {
-      if constexpr (!Accumulate) o->value() = V{};
-      V acc{};
-      if constexpr (parallel_outer) {
-        if (ex.parallel()) acc = run_chunked(st, cs, ex);
-        else loop<0, 0>(st, cs, acc);
-      } else {
-        loop<0, 0>(st, cs, acc);
-      }
-      o->value() += acc;
-    } else if constexpr ((appending || inserting || assembling) && Accumulate) {
+    if constexpr (output::builds_levels && Accumulate) {
+      auto* o = std::get<0>(st.ops);
       // out += e on a sparse output is out = old + e. When e sums over
       // reduction variables, old must not be summed with it: e is computed
       // into a temporary first, and out = old + temporary.
       using T = op_t<0>;
       const T old = *o;
       using old_access = decltype(rebind_access<Out>::make(&old));
-      if constexpr ((vars_under(D, D.root) & ~output_vars(D)) != 0) {
+      if constexpr (base::has_reductions) {
         T tmp = *o;
         const auto tmp_out = rebind_access<Out>::to(&tmp);
         kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e, ex);
@@ -1544,164 +908,8 @@ struct kernel {
         kernel<Out, add_expr<old_access, E>, false, Pre, Order...>::run(
             out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e}, ex);
       }
-    } else if constexpr (appending) {
-      using T = op_t<0>;
-      using F = typename T::format_type;
-      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return out_levels_t(std::tuple_element_t<K, out_levels_t>(level_shape<I>{o->dims()[F::maps[K].dim], 0, 0, {}})...);
-      }(std::make_index_sequence<T::num_levels>{});
-      I parent_size = 1;
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        ((parent_size = std::get<K>(lv).size(parent_size)), ...);
-      }(std::make_index_sequence<out_last_level>{});
-      std::vector<V> vals;
-      st.out_levels = &lv;
-      st.out_vals = &vals;
-      if constexpr (par == par_kind::append) {
-        if (ex.parallel()) {
-          const I total = run_appended_chunks(st, cs, ex, parent_size);
-          std::get<out_last_level>(lv).append_finalize(parent_size, total);
-          *o = T(o->dims(), std::move(lv), std::move(vals));
-          return;
-        }
-      }
-      if constexpr (sized_append) {
-        // Without reductions every appended entry comes from a stored entry
-        // of some operand: their count bounds the output. The arrays are
-        // sized by it and the loops store without a call; were the bound
-        // exceeded (a broadcast operand), the run repeats sized by the count.
-        I cap = std::max(entries_bound(st), I(1));
-        for (;;) {
-          std::get<out_last_level>(lv).append_init_sized(parent_size, cap);
-          vals.assign(static_cast<std::size_t>(cap), V{});
-          st.out_cnt = I(0);
-          st.out_cap = cap;
-          V unused{};
-          loop<0, 0>(st, cs, unused);
-          if (st.out_cnt <= cap) break;
-          cap = st.out_cnt;
-        }
-        vals.resize(static_cast<std::size_t>(st.out_cnt));
-        if (vals.capacity() / 2 > vals.size()) vals.shrink_to_fit();  // a far smaller result (A .* B)
-        std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
-        *o = T(o->dims(), std::move(lv), std::move(vals));
-        return;
-      }
-      std::get<out_last_level>(lv).append_init(parent_size, I(0));
-      std::vector<V> ws;
-      std::unique_ptr<bool[]> mark;
-      std::unique_ptr<I[]> touched;
-      if constexpr (O.out == out_kind::workspace) {
-        const auto n = static_cast<std::size_t>(st.extent[var_index(D.acc[0].lev[out_last_level].var)]);
-        ws.resize(n);
-        mark = std::make_unique<bool[]>(n);
-        st.ws = ws.data();
-        st.mark = mark.get();
-        touched = std::make_unique_for_overwrite<I[]>(n);
-        st.touched = touched.get();
-        st.ntouched = 0;
-      }
-      V unused{};
-      loop<0, 0>(st, cs, unused);
-      if constexpr (O.out == out_kind::workspace && O.ws_open < 0) flush_workspace(st, I(0));
-      std::get<out_last_level>(lv).append_finalize(parent_size, st.out_cnt);
-      *o = T(o->dims(), std::move(lv), std::move(vals));
-    } else if constexpr (inserting) {
-      using T = op_t<0>;
-      using F = typename T::format_type;
-      auto shape = [&](std::size_t k, std::size_t max_children, std::span<const I> children) {
-        return level_shape<I>{o->dims()[F::maps[k].dim], 0, max_children, {}, children};
-      };
-      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return out_levels_t(std::tuple_element_t<K, out_levels_t>(shape(K, 0, {}))...);
-      }(std::make_index_sequence<T::num_levels>{});
-      I parent_size = 1;
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        ((parent_size = std::get<K>(lv).size(parent_size)), ...);
-      }(std::make_index_sequence<out_last_level>{});
-      st.out_levels = &lv;
-      // Symbolic pass: children per parent position.
-      std::vector<I> counts(static_cast<std::size_t>(parent_size), I(0));
-      // The marker costs one index per coordinate of the last level; past
-      // 2^24 coordinates (a huge hash vector) repeats are counted instead,
-      // which only overestimates the buckets needed.
-      const auto last_extent = static_cast<std::size_t>(o->dims()[F::maps[out_last_level].dim]);
-      std::vector<I> seen(last_extent <= (std::size_t{1} << 24) ? last_extent : 0, I(0));
-      st.counting = true;
-      st.counts = counts.data();
-      st.seen = seen.size() == last_extent ? seen.data() : nullptr;
-      V unused{};
-      loop<0, 0>(st, cs, unused);
-      const I most = counts.empty() ? I(0) : *std::max_element(counts.begin(), counts.end());
-      // Numeric pass: the last level sized by each parent's count (hashed:
-      // its own buckets per parent), then every value inserted.
-      using LL = std::tuple_element_t<out_last_level, out_levels_t>;
-      std::get<out_last_level>(lv) = LL(shape(out_last_level, static_cast<std::size_t>(most), counts));
-      const I size = std::get<out_last_level>(lv).size(parent_size);
-      std::get<out_last_level>(lv).insert_init(parent_size, size);
-      std::vector<V> vals(static_cast<std::size_t>(size), V{});
-      st.out_vals = &vals;
-      st.counting = false;
-      loop<0, 0>(st, cs, unused);
-      std::get<out_last_level>(lv).insert_finalize(parent_size, size);
-      *o = T(o->dims(), std::move(lv), std::move(vals));
-    } else if constexpr (assembling) {
-      using T = op_t<0>;
-      using F = typename T::format_type;
-      constexpr std::size_t L = T::num_levels;
-      out_levels_t lv = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return out_levels_t(
-            std::tuple_element_t<K, out_levels_t>(level_shape<I>{o->dims()[F::maps[K].dim], 0, 0, {}})...);
-      }(std::make_index_sequence<L>{});
-      I prefix_size = 1;
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        ((prefix_size = std::get<K>(lv).size(prefix_size)), ...);
-      }(std::make_index_sequence<out_prefix>{});
-      st.out_levels = &lv;
-      // Symbolic pass: positions per level.
-      assembly as;
-      st.as = &as;
-      V unused{};
-      loop<0, 0>(st, cs, unused);
-      const assembly counted = as;
-      // Numeric pass: every level sized, then appended in order.
-      auto parent_size = [&](std::size_t k) { return k == out_prefix ? prefix_size : counted.cnt[k - 1]; };
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (std::get<out_prefix + K>(lv).append_init(parent_size(out_prefix + K), counted.cnt[out_prefix + K]), ...);
-      }(std::make_index_sequence<L - out_prefix>{});
-      // Levels sharing an array (AoS COO's lanes) point into it now: the
-      // head reserved its exact count, so appending never moves it.
-      detail::link_levels(lv);
-      std::vector<V> vals;
-      vals.reserve(static_cast<std::size_t>(counted.cnt[L - 1]));
-      st.out_vals = &vals;
-      as = assembly{};
-      as.counting = false;
-      loop<0, 0>(st, cs, unused);
-      [&]<std::size_t... K>(std::index_sequence<K...>) {
-        (std::get<out_prefix + K>(lv).append_finalize(parent_size(out_prefix + K), counted.cnt[out_prefix + K]), ...);
-      }(std::make_index_sequence<L - out_prefix>{});
-      *o = T(o->dims(), std::move(lv), std::move(vals));
-    } else if constexpr (O.out == out_kind::stream) {
-      using T = op_t<0>;
-      coordinate_list<V, I> sink(std::vector<I>(o->dims().begin(), o->dims().end()));
-      if constexpr (Accumulate) sink = to_coordinate_list(*o);
-      st.sink = &sink;
-      V unused{};
-      loop<0, 0>(st, cs, unused);
-      *o = pack<typename T::format_type, typename T::storage>(sink, duplicates::sum);
     } else {
-      if constexpr (!Accumulate && !direct_store)
-        for (auto& v : o->values()) v = V{};
-      st.out_data = o->values().data();
-      V unused{};
-      if constexpr (parallel_outer) {
-        if (ex.parallel()) {
-          (void)run_chunked(st, cs, ex);
-          return;
-        }
-      }
-      loop<0, 0>(st, cs, unused);
+      output::template run<kernel>(st, cs, ex);
     }
   }
 };

@@ -1,0 +1,281 @@
+#pragma once
+/// @file codegen/output/common.hpp
+/// What the loop emitter (codegen/kernel.hpp) and the output policies
+/// (codegen/output/*.hpp) share: the statement's compile-time facts
+/// (`stmt`), the policy interface with its defaults (`output_base`), and the
+/// scratch pool of parallel runs.
+///
+/// An output policy is a class template over `stmt`. It owns the state its
+/// strategy needs while the loops run (`data`, a member of the kernel's
+/// state), what the innermost loop does once the output's coordinates are
+/// bound (`emit`), the hooks the loop emitter calls around loops (`mark`,
+/// `after_loop`, `after_inner`), whether and how loop 0 runs in parallel
+/// (`par`), and the run itself (`run<K>`, with its serial and parallel
+/// forms; K is the kernel, whose loops it calls).
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../../config.hpp"
+#include "../../error.hpp"
+#include "../../execution.hpp"
+#include "../../formats.hpp"
+#include "../../pack.hpp"
+#include "../describe.hpp"
+#include "../plan.hpp"
+
+namespace tensorlev {
+
+namespace detail {
+// Scratch objects (a workspace, a private copy of the output) reused across
+// the chunks of one parallel run: a chunk takes one, uses it and gives it
+// back, so no more exist than chunks ran at once. A spin lock guards the
+// lists; it is held only for a push or a pop.
+template <class T>
+class scratch_pool {
+ public:
+  template <class Make>
+  T* acquire(Make make) {
+    {
+      const guard g(busy_);
+      if (!free_.empty()) {
+        T* t = free_.back();
+        free_.pop_back();
+        return t;
+      }
+    }
+    auto made = std::make_unique<T>(make());
+    const guard g(busy_);
+    free_.reserve(all_.size() + 1);  // so that release never allocates
+    all_.push_back(std::move(made));
+    return all_.back().get();
+  }
+  void release(T* t) noexcept {
+    const guard g(busy_);
+    free_.push_back(t);
+  }
+  [[nodiscard]] const std::vector<std::unique_ptr<T>>& all() const noexcept { return all_; }
+
+ private:
+  struct guard {
+    explicit guard(std::atomic_flag& f) noexcept : flag(f) {
+      while (flag.test_and_set(std::memory_order_acquire)) {
+      }
+    }
+    ~guard() { flag.clear(std::memory_order_release); }
+    guard(const guard&) = delete;
+    guard& operator=(const guard&) = delete;
+    std::atomic_flag& flag;
+  };
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+  std::vector<std::unique_ptr<T>> all_;
+  std::vector<T*> free_;
+};
+
+// A tensor a kernel can assemble as its output (growable storage); a view
+// (borrowed storage) is written in place.
+template <class T>
+struct is_tensor : std::false_type {};
+template <class V, class F, class I, class S>
+struct is_tensor<tensor<V, F, I, S>> : std::bool_constant<S::growable> {};
+template <class T>
+inline constexpr bool is_tensor_v = is_tensor<T>::value;
+}  // namespace detail
+
+namespace cg {
+
+/// How a kernel's outer loop runs on a parallel executor (kernel::par).
+enum class par_kind { none, scalar, rows, scatter, append };
+
+template <class T>
+using operand_of = typename access_parts<T>::operand;
+
+// Pre-order list of the expression's operand pointers.
+template <class E>
+auto collect_operands(const E& e) {
+  using NT = node_traits<E>;
+  if constexpr (NT::kind == node_kind::access)
+    return std::make_tuple(e.operand());
+  else if constexpr (NT::kind == node_kind::constant)
+    return std::tuple<>();
+  else if constexpr (NT::kind == node_kind::neg)
+    return collect_operands(e.e);
+  else
+    return std::tuple_cat(collect_operands(e.l), collect_operands(e.r));
+}
+
+template <class Tuple>
+struct first_index_type;
+template <>
+struct first_index_type<std::tuple<>> {
+  using type = std::int32_t;
+};
+template <class T, class... R>
+struct first_index_type<std::tuple<T, R...>> {
+  using O = operand_traits<std::remove_pointer_t<T>>;
+  using type = std::conditional_t<std::is_void_v<typename O::index_type>,
+                                  typename first_index_type<std::tuple<R...>>::type, typename O::index_type>;
+};
+
+
+// The statement's compile-time facts: its description and plan, operand
+// types, value and index types, and the plan of each loop. The loop emitter
+// derives from it; output policies are templates over it.
+template <class Out, class E, bool Accumulate, char Pre, char... Order>
+struct stmt {
+  static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
+  static constexpr order_plan O = make_order(D, Pre);
+  static constexpr bool accumulate = Accumulate;
+  static constexpr char pre = Pre;
+
+  using ptrs = decltype(std::tuple_cat(std::make_tuple(std::declval<Out>().operand()),
+                                       collect_operands(std::declval<const E&>())));
+  static constexpr std::size_t NA = std::tuple_size_v<ptrs>;
+  template <std::size_t A>
+  using op_t = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, ptrs>>>;
+  using V = typename operand_traits<op_t<0>>::value_type;
+  using I = typename first_index_type<ptrs>::type;
+  // The most levels of any operand.
+  static constexpr std::size_t ML = [] {
+    std::size_t m = 1;
+    for (std::size_t a = 0; a < D.nacc; ++a) m = D.acc[a].nlev > m ? D.acc[a].nlev : m;
+    return m;
+  }();
+
+  template <class T>
+  struct levels_of {
+    using type = int;
+  };
+  template <class T>
+    requires requires { typename T::level_tuple; }
+  struct levels_of<T> {
+    using type = typename T::level_tuple;
+  };
+  using out_levels_t = typename levels_of<op_t<0>>::type;
+  static constexpr std::size_t out_last_level = D.acc[0].nlev > 0 ? D.acc[0].nlev - 1 : 0;
+  // The output's dense prefix: its leading dense levels.
+  static constexpr std::size_t out_prefix = [] {
+    std::size_t f = 0;
+    while (f < D.acc[0].nlev && dense_level_desc(D.acc[0].lev[f])) ++f;
+    return f;
+  }();
+  static constexpr bool has_reductions = (vars_under(D, D.root) & ~output_vars(D)) != 0;
+
+  static constexpr std::size_t var_index(char v) {
+    for (std::size_t x = 0; x < D.nvars; ++x)
+      if (D.vars[x] == v) return x;
+    return 0;
+  }
+
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
+
+  // Whether loop 0 can be cut into chunks at all: it has one iterator and
+  // one lattice point (one range to cut) and binds no computed coordinate;
+  // a non-unique level (COO's rows) is cut between runs of equal
+  // coordinates, which are contiguous only if the level is ordered. Each
+  // output policy then decides what keeps the chunks apart (its `par`).
+  static constexpr bool outer_splittable = [] {
+    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
+    const loop_plan p = plan_loop(D, O, 0, 0);
+    if (p.zero || p.error != plan_error::none || p.nm != 1 || p.np != 1 || p.merged[0] == -2 || p.computed >= 0)
+      return false;
+    if (p.merged[0] >= 0) {
+      const level_desc& lv = D.acc[p.it[p.merged[0]].acc].lev[p.it[p.merged[0]].lev];
+      if (!lv.unique && !lv.ordered) return false;
+    }
+    return true;
+  }();
+  // Whether loop 0 binds the output's first level, a dense one: chunks of
+  // loop 0 then own disjoint parts of the output.
+  static constexpr bool rows_first =
+      D.acc[0].nlev > 0 && D.acc[0].lev[0].var == O.vars[0] && dense_level_desc(D.acc[0].lev[0]);
+};
+
+// The policy interface, with what a policy that needs nothing does.
+template <class S>
+struct output_base {
+  using V = typename S::V;
+  using I = typename S::I;
+  struct data {};
+  // The kernel builds the output's levels (level_of reads data::levels).
+  static constexpr bool builds_levels = false;
+  // `=` stores each component once instead of zero-filling and adding.
+  static constexpr bool direct_store = false;
+  static constexpr par_kind par = par_kind::none;
+
+  // What loop_nest records before loop Dp runs, and hands to after_loop.
+  template <std::size_t Dp, mask_t Abs, class St, class Cs>
+  TENSORLEV_HOST_DEVICE static I mark(St&, const Cs&) {
+    return I(0);
+  }
+  // After loop Dp (with the operands absent in Abs) visited every point.
+  template <std::size_t Dp, mask_t Abs, class St, class Cs>
+  TENSORLEV_HOST_DEVICE static void after_loop(St&, const Cs&, I) {}
+  // After the loops below loop Dp ran for one value of its variable.
+  template <std::size_t Dp, class St, class Cs>
+  TENSORLEV_HOST_DEVICE static void after_inner(St&, const Cs&) {}
+  // A state prepared for the device entry (kernel::prepared_state).
+  template <class St>
+  static void prepare(St&) {}
+};
+
+// Policies that build the output's levels (append, workspace, insert,
+// assemble): the levels and values being built.
+template <class S>
+struct level_output : output_base<S> {
+  using V = typename S::V;
+  using I = typename S::I;
+  static constexpr bool builds_levels = true;
+  struct data {
+    typename S::out_levels_t* levels = nullptr;
+    std::vector<V>* vals = nullptr;
+  };
+
+  // The output's levels, one per level of its format, sized for no entries.
+  template <class T>
+  static typename S::out_levels_t empty_levels(const T& o) {
+    using F = typename T::format_type;
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return typename S::out_levels_t(std::tuple_element_t<K, typename S::out_levels_t>(
+          level_shape<I>{o.dims()[F::maps[K].dim], 0, 0, {}})...);
+    }(std::make_index_sequence<T::num_levels>{});
+  }
+  // Positions under the output's first N levels (dense: sized already).
+  template <std::size_t N>
+  static I prefix_size(const typename S::out_levels_t& lv) {
+    I n = 1;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((n = std::get<K>(lv).size(n)), ...);
+    }(std::make_index_sequence<N>{});
+    return n;
+  }
+  // Position of the output's first N (dense) levels at the bound variables.
+  template <std::size_t N, class St>
+  TENSORLEV_HOST_DEVICE static I locate_prefix(St& st) {
+    I p = 0;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (
+          [&] {
+            st.crd[0][K] = st.var_val[S::var_index(S::D.acc[0].lev[K].var)];
+            p = std::get<K>(*st.out.levels).locate(p, ancestors<I>(st.crd[0], K), st.crd[0][K]).pos;
+          }(),
+          ...);
+    }(std::make_index_sequence<N>{});
+    return p;
+  }
+};
+
+}  // namespace cg
+}  // namespace tensorlev

@@ -1,0 +1,143 @@
+#pragma once
+/// @file codegen/output/located.hpp
+/// Output policy `located` (every level of the output dense: vectors,
+/// matrices, dense tensors): each value is added at the position the
+/// output's levels locate for the bound variables. `=` zero-fills first,
+/// unless every component is written exactly once (`direct_store`).
+///
+/// In parallel, chunks of loop 0 either write disjoint rows (`rows`: loop 0
+/// binds the output's first level) or each add into a private zeroed copy
+/// of the output taken from a pool, the copies being added into the output
+/// afterwards over its components (`scatter`: CSC SpMV, transposed access).
+
+#include "common.hpp"
+
+namespace tensorlev::cg {
+
+template <class S>
+struct located_output : output_base<S> {
+  using V = typename S::V;
+  using I = typename S::I;
+  static constexpr auto& D = S::D;
+  static constexpr auto& O = S::O;
+
+  struct data {
+    V* values = nullptr;  // the values written (the output's, or a chunk's private copy)
+  };
+
+  // `=` into a dense output where the outermost loops bind exactly the
+  // output's variables, each over its full extent with one lattice point and
+  // nothing that can miss: every output component is written exactly once,
+  // so the kernel stores instead of zero-filling and accumulating.
+  static constexpr bool direct_store = [] {
+    if (S::accumulate || O.out != out_kind::located || O.ra != 0 || O.nterms > 1) return false;
+    for (int dp = 0; dp <= O.out_last; ++dp) {
+      bool is_out = false;
+      for (std::size_t k = 0; k < D.acc[0].order; ++k) is_out = is_out || D.acc[0].vars[k] == O.vars[dp];
+      if (!is_out) return false;
+      const loop_plan p = plan_loop(D, O, static_cast<std::size_t>(dp), 0);
+      if (p.zero || p.np != 1 || p.error != plan_error::none) return false;
+      bool full_driver = false;
+      for (std::size_t sl = 0; sl < p.nm; ++sl) {
+        if (p.merged[sl] < 0) {
+          full_driver = true;
+          continue;
+        }
+        const iter_desc& it = p.it[p.merged[sl]];
+        const level_desc& lv = D.acc[it.acc].lev[it.lev];
+        if (it.coord && lv.full && lv.unique && lv.always_found) full_driver = true;
+        if (it.segment) return false;
+      }
+      if (!full_driver || p.pts[0] != (std::uint32_t{1} << p.nm) - 1) return false;
+      for (std::size_t x = 0; x < p.nit; ++x)
+        if (p.it[x].located && p.it[x].may_miss) return false;
+    }
+    return true;
+  }();
+
+  static constexpr par_kind par = [] {
+    if (!S::outer_splittable || D.acc[0].nlev == 0) return par_kind::none;
+    if (S::rows_first) return par_kind::rows;
+    for (std::size_t k = 0; k < D.acc[0].nlev; ++k)
+      if (!dense_level_desc(D.acc[0].lev[k])) return par_kind::none;
+    return par_kind::scatter;
+  }();
+
+  // The output's last level is bound: its value slot is cs.pos[0].
+  template <class St, class Cs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit(St& st, const Cs& cs, const V& value) {
+    V& slot = st.out.values[static_cast<std::size_t>(cs.pos[0])];
+    if constexpr (direct_store)
+      slot = value;
+    else
+      slot += value;
+  }
+
+  template <class St>
+  static void prepare(St& st) {
+    st.out.values = std::get<0>(st.ops)->values().data();
+  }
+
+  template <class K, class St, class Cs>
+  static void run(St& st, const Cs& cs, const executor& ex) {
+    auto* o = std::get<0>(st.ops);
+    if constexpr (!S::accumulate && !direct_store)
+      for (auto& v : o->values()) v = V{};
+    st.out.values = o->values().data();
+    if constexpr (par != par_kind::none) {
+      if (ex.parallel()) {
+        run_chunked<K>(st, cs, ex);
+        return;
+      }
+    }
+    V unused{};
+    K::template loop<0, 0>(st, cs, unused);
+  }
+
+  template <class K, class St, class Cs>
+  static void run_chunked(const St& st, const Cs& cs, const executor& ex) {
+    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    detail::scratch_pool<std::vector<V>> copies;
+    std::size_t nv = 0;
+    if constexpr (par == par_kind::scatter) nv = std::get<0>(st.ops)->values().size();
+    K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
+      std::vector<V>* copy = nullptr;
+      if constexpr (par == par_kind::scatter) {
+        copy = copies.acquire([&] { return std::vector<V>(nv, V{}); });
+        local.out.values = copy->data();
+      }
+      V unused{};
+      K::template loop<0, 0>(local, cs, unused);
+      if (copy != nullptr) copies.release(copy);
+    });
+    if constexpr (par == par_kind::scatter) add_copies<K>(copies, st.out.values, nv, ex);
+  }
+
+  // Scatter outputs: out[0, nv) += every private copy, in the pool's order,
+  // in chunks of components on ex.
+  template <class K>
+  static void add_copies(const detail::scratch_pool<std::vector<V>>& copies, V* out, std::size_t nv,
+                         const executor& ex) {
+    if (copies.all().empty() || nv == 0) return;
+    const std::size_t n = nv < K::max_chunks ? nv : K::max_chunks;
+    struct context {
+      const detail::scratch_pool<std::vector<V>>* copies;
+      V* out;
+      std::size_t nv, n;
+    } ctx{&copies, out, nv, n};
+    ex.for_chunks(
+        n,
+        [](void* p, std::size_t c) {
+          const context& x = *static_cast<const context*>(p);
+          const std::size_t lo = x.nv / x.n * c + (c < x.nv % x.n ? c : x.nv % x.n);
+          const std::size_t hi = lo + x.nv / x.n + (c < x.nv % x.n ? 1 : 0);
+          for (const auto& copy : x.copies->all()) {
+            const V* src = copy->data();
+            for (std::size_t v = lo; v < hi; ++v) x.out[v] += src[v];
+          }
+        },
+        &ctx);
+  }
+};
+
+}  // namespace tensorlev::cg
