@@ -34,9 +34,9 @@ constexpr std::array<std::array<int, 2>, 6> shapes{{{0, 0}, {1, 7}, {7, 1}, {5, 
 
 // How each statement's outer loop is split (kernel.hpp, "parallel outer
 // loop"): rows for CSR and COO (cut between rows), a private copy of y per
-// running chunk for CSC, partial sums for a scalar, chunk-local entries and
-// a scan for CSR outputs; DCSR outputs (assembled level by level) stay
-// serial.
+// running chunk for CSC, partial sums for a scalar, count, scan and fill
+// for CSR outputs (chunk-local entries and a scan for SpGEMM's workspace);
+// DCSR outputs (assembled level by level) stay serial.
 template <class Out, class E>
 constexpr auto par_of = tensorlev::cg::kernel<Out, E, false, 0>::converted::par;
 template <class F>
@@ -59,6 +59,12 @@ static_assert(par_of<out_vec_j, mul_expr<mat<csr>, cvec_i>> == par_kind::scatter
 static_assert(par_of<tensorlev::access<scalar<double>>, mul_expr<mat<csr>, mat<csr>>> == par_kind::scalar);
 static_assert(par_of<out_ij<csr>, add_expr<mat<csr>, mat<csr>>> == par_kind::append);
 static_assert(par_of<out_ik<csr>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>, mat_jk<csr>>> ==
+              par_kind::append);
+// SDDMM into CSR: a reduction (k) below the appended level, which the
+// counting pass of count, scan, fill skips.
+static_assert(par_of<out_ij<csr>, mul_expr<mul_expr<mat<csr>, tensorlev::access<const tensor<double, dense_row_major>,
+                                                                                  'i', 'k'>>,
+                                           tensorlev::access<const tensor<double, dense_row_major>, 'j', 'k'>>> ==
               par_kind::append);
 static_assert(par_of<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
 static_assert(par_of<out_ij<hash_rows>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
@@ -218,9 +224,9 @@ TEST(Parallel, SpmmSddmmAndMixedTerms) {
   EXPECT_EQ(bad, 0u);
 }
 
-// Sparse outputs: CSR outputs assemble in parallel (chunk-local entries, a
-// scan, a fill pass); the others run serially on any executor. Every result
-// equals the serial one in storage.
+// Sparse outputs: CSR outputs assemble in parallel (count, scan, fill;
+// SpGEMM: chunk-local entries, a scan, a copy); the others run serially on
+// any executor. Every result equals the serial one in storage.
 template <class FC>
 std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& rng) {
   auto A = random_operand<csr>(d, fill, rng);
@@ -337,6 +343,58 @@ std::size_t mttkrp_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
   compute(test_executor(), m_got(i, k, r), B.t(i, k, l) * M.t(r, l));
   bad += differ<double>(m_got.values(), m_want.values(), "TTM " + fname<F>());
   return bad;
+}
+
+// Order-3 sparse outputs under a two-level dense prefix: the parents of
+// the appended level are (i, k) positions, counted and filled per chunk of
+// i; the second statement has a reduction (r) below the appended level.
+struct dense_dense_compressed
+    : tensorlev::format<tensorlev::levels<tensorlev::dense<>, tensorlev::dense<>, tensorlev::compressed<>>> {
+  static constexpr std::string_view name = "dense-dense-compressed";
+};
+using out_ddc = tensorlev::access<tensor<double, dense_dense_compressed>, 'i', 'k', 'l'>;
+template <class F>
+using in_ikl = tensorlev::access<const tensor<double, F>, 'i', 'k', 'l'>;
+static_assert(par_of<out_ddc, add_expr<in_ikl<dense_sparse_sparse>, in_ikl<dense_sparse_sparse>>> == par_kind::append);
+// (CSF + dense-CSF merges a compressed and a dense outer level: serial.)
+static_assert(par_of<out_ddc, add_expr<in_ikl<csf>, in_ikl<dense_sparse_sparse>>> == par_kind::none);
+static_assert(par_of<out_ddc, mul_expr<mul_expr<in_ikl<csf>, tensorlev::access<const tensor<double, dense_row_major>,
+                                                                                'i', 'r'>>,
+                                       tensorlev::access<const tensor<double, dense_row_major>, 'l', 'r'>>> ==
+              par_kind::append);
+
+TEST(Parallel, Order3SparseOutputsUnderADensePrefix) {
+  std::mt19937_64 rng(508);
+  std::size_t bad = 0;
+  const long before = chunks_run();
+  for (std::array<int, 3> d : {std::array<int, 3>{0, 2, 2}, {1, 1, 1}, {2, 0, 3}, {3, 4, 0}, {3, 4, 5}, {1100, 9, 7}})
+    for (double fill : {0.0, 0.1, 0.6}) {
+      const std::string what = " " + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+      auto B = random_operand<csf>(d, fill, rng);
+      auto G = random_operand<dense_sparse_sparse>(d, fill, rng);
+      auto G2 = random_operand<dense_sparse_sparse>(d, fill, rng);
+      auto C = random_operand<dense_row_major>(std::array<int, 2>{d[0], 4}, 1.0, rng);
+      auto D = random_operand<dense_row_major>(std::array<int, 2>{d[2], 4}, 1.0, rng);
+      const tensor<double, dense_dense_compressed> empty =
+          pack<dense_dense_compressed>(coordinate_list<double, int>({d[0], d[1], d[2]}));
+      tensor<double, dense_dense_compressed> want = empty, got = empty;
+      want(i, k, l) = G.t(i, k, l) - G2.t(i, k, l);
+      compute(test_executor(), got(i, k, l), G.t(i, k, l) - G2.t(i, k, l));
+      bad += differ_stored(got, want, "dense-CSF - dense-CSF" + what);
+      want(i, k, l) = B.t(i, k, l) + G.t(i, k, l);
+      compute(test_executor(), got(i, k, l), B.t(i, k, l) + G.t(i, k, l));
+      bad += differ_stored(got, want, "CSF + dense-CSF" + what);
+      tensor<double, dense_tensor<3>> dense({d[0], d[1], d[2]});
+      dense(i, k, l) = B.t(i, k, l) * C.t(i, r) * D.t(l, r);
+      want(i, k, l) = B.t(i, k, l) * C.t(i, r) * D.t(l, r);
+      compute(test_executor(), got(i, k, l), B.t(i, k, l) * C.t(i, r) * D.t(l, r));
+      bad += differ_stored(got, want, "CSF .* (C D^T) with r reduced" + what);
+      bad += differ<double>(std::span<const double>(to_dense(got)), dense.values(), "CSF .* (C D^T), dense" + what);
+    }
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before, 1000) << "order-3 outputs were not assembled in chunks";
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST(Parallel, MttkrpAndInnerProductOverOrder3Formats) {

@@ -669,12 +669,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     if constexpr (nonzero(D, D.root, Abs)) {
       if constexpr (P.out_done) {
         // The output's coordinates are bound: sum the remaining
-        // (reduction) loops into a local and hand it to the output.
+        // (reduction) loops into a local and hand it to the output (a
+        // counting pass needs no value: the reduction loops are skipped).
         V acc{};
-        if constexpr (Dp + 1 == O.n)
+        if constexpr (Dp + 1 == O.n) {
           acc = eval_root<Abs>(st, cs);
-        else
-          loop<Dp + 1, Abs>(st, cs, acc);
+        } else {
+          if (!output::counting(st)) loop<Dp + 1, Abs>(st, cs, acc);
+        }
         output::emit(st, cs, acc);
       } else {
         loop<Dp + 1, Abs>(st, cs, tgt);

@@ -91,12 +91,26 @@ struct append_output : level_output<S> {
 
   // Before loop Dp runs: where its entries begin (a filling pass moves to
   // the parent's first position when the loop appends).
+  // (A counting pass starts each parent at 0: a parent's count is at most
+  // the last level's extent, so it fits the index type.)
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
   TENSORLEV_HOST_DEVICE static I mark(St& st, const Cs& cs) {
     if constexpr (par == par_kind::append && appends_here<Dp, Abs>()) {
-      if (st.out.ph == phase::fill) st.out.cnt = st.out.offsets[static_cast<std::size_t>(cs.pos[0])];
+      if (st.out.ph == phase::fill)
+        st.out.cnt = st.out.offsets[static_cast<std::size_t>(cs.pos[0])];
+      else if (st.out.ph == phase::count)
+        st.out.cnt = I(0);
     }
     return st.out.cnt;
+  }
+  // Whether values are not needed (the counting pass): the emitter then
+  // skips the reduction loops below the appended coordinate.
+  template <class St>
+  TENSORLEV_HOST_DEVICE static bool counting(const St& st) {
+    if constexpr (par == par_kind::append)
+      return st.out.ph == phase::count;
+    else
+      return false;
   }
   // Whether loop Dp iterates the appended level: its end closes the
   // parent's segment.

@@ -220,6 +220,11 @@ struct output_base {
   TENSORLEV_HOST_DEVICE static I mark(St&, const Cs&) {
     return I(0);
   }
+  // Whether this run only counts entries (their values are not needed).
+  template <class St>
+  TENSORLEV_HOST_DEVICE static bool counting(const St&) {
+    return false;
+  }
   // After loop Dp (with the operands absent in Abs) visited every point.
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_loop(St&, const Cs&, I) {}

@@ -117,19 +117,18 @@ struct workspace_output : append_output<S> {
     std::vector<V> vals;
     st.out.levels = &lv;
     st.out.vals = &vals;
-    I total = 0;
-    if constexpr (base::par == par_kind::append) {
-      if (ex.parallel()) total = run_chunked<K>(st, cs, ex, parent_size);
-    }
-    if (!ex.parallel() || base::par != par_kind::append) {
+    const I total = [&] {
+      if constexpr (base::par == par_kind::append) {
+        if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
+      }
       std::get<last>(lv).append_init(parent_size, I(0));
       row r = make_row(row_length(st));
       use_row(st, r);
       V unused{};
       K::template loop<0, 0>(st, cs, unused);
       if constexpr (S::O.ws_open < 0) flush(st, I(0));
-      total = st.out.cnt;
-    }
+      return st.out.cnt;
+    }();
     std::get<last>(lv).append_finalize(parent_size, total);
     *o = T(o->dims(), std::move(lv), std::move(vals));
   }
