@@ -262,7 +262,7 @@ template <index_type I = std::int32_t, class View>
   using V = typename View::value_type;
   const I m = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::dense_view: rows");
   const I n = checked_index<I>(static_cast<long long>(v.extent(1)), "tensorlev::dense_view: columns");
-  (void)checked_index<I>(static_cast<long long>(v.size()), "tensorlev::dense_view: rows * columns");
+  (void)detail::dense_count(std::array<I, 2>{m, n}, "tensorlev::dense_view: rows * columns");
   if (!v.span_is_contiguous())
     throw shape_error("tensorlev::dense_view: the View '" + v.label() + "' is padded (" + std::to_string(v.span()) +
                       " elements for " + std::to_string(v.size()) + "): allocate it without padding");

@@ -21,10 +21,13 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "coordinate_list.hpp"
+#include "error.hpp"
 #include "format.hpp"
 #include "levels/dense.hpp"
 #include "storage.hpp"
@@ -44,9 +47,19 @@ template <class ToLevels, class FromLevels, class How, std::size_t... K>
 [[nodiscard]] ToLevels rebind_levels(const FromLevels& lv, const How& how, std::index_sequence<K...>) {
   return ToLevels(rebind_level<std::tuple_element_t<K, ToLevels>>(std::get<K>(lv), how)...);
 }
-}  // namespace detail
 
-namespace detail {
+/// The number of components of a dense tensor with extents dims, checked
+/// to fit index type I (overflow_error naming `what` otherwise): what every
+/// dense view over someone else's array checks before taking its span.
+template <class I, std::size_t N>
+[[nodiscard]] long long dense_count(const std::array<I, N>& dims, const char* what) {
+  long long total = 1;
+  for (const I d : dims)
+    if (__builtin_mul_overflow(total, static_cast<long long>(d), &total))
+      throw overflow_error(std::string(what) + ": the product of the extents overflows");
+  return checked_index<I>(total, what);
+}
+
 /// A tensor of the dense format F (every level dense) over values someone
 /// else holds, in storage S: level k spans the extent of the dimension it
 /// maps. The one construction behind every dense view (raw arrays, Eigen,

@@ -112,6 +112,20 @@ TEST(EigenInterop, MapsRefsAndBlocks) {
   EXPECT_EQ(dm.data(), d.values().data());
 }
 
+// A dense matrix whose rows * columns the index type cannot hold is an
+// overflow_error, not positions that wrap (the map is never read).
+TEST(EigenInterop, DenseExtentsAreChecked) {
+  static double cell = 0;
+  const Eigen::Map<const Eigen::MatrixXd> big(&cell, 70000, 70000);
+  EXPECT_THROW((void)tl::eigen_view(big), tl::overflow_error);
+  try {
+    (void)tl::eigen_view(big);
+  } catch (const tl::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("rows * columns"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW((void)tl::eigen_view<std::int64_t>(big));
+}
+
 TEST(EigenInterop, BadInputIsRejected) {
   Eigen::SparseMatrix<double> a(3, 3);
   a.insert(0, 1) = 1;  // uncompressed mode

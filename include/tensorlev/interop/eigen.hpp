@@ -94,6 +94,7 @@ template <index_type I = std::int32_t, class D>
     return detail::dense_over<dense_vector>(std::array<I, 1>{M::ColsAtCompileTime == 1 ? m : n},
                                             std::span<V>(a.data(), size));
   } else {
+    (void)detail::dense_count(std::array<I, 2>{m, n}, "tensorlev::eigen_view: rows * columns");
     const auto inner = M::IsRowMajor ? a.cols() : a.rows();
     if (size > 0 && (a.innerStride() != 1 || (a.outerSize() > 1 && a.outerStride() != inner)))
       throw shape_error("tensorlev::eigen_view: the matrix's coefficients are not contiguous (inner stride " +

@@ -103,13 +103,9 @@ template <index_type Ix = std::int32_t, detail::mdspan_like M>
                 "(layout_right or layout_left); copy a strided mdspan into one first");
   using V = typename M::element_type;
   std::array<Ix, R> dims{};
-  long long total = 1;
-  for (std::size_t r = 0; r < R; ++r) {
+  for (std::size_t r = 0; r < R; ++r)
     dims[r] = checked_index<Ix>(static_cast<long long>(md.extent(r)), "tensorlev::mdspan_view: extent");
-    if (__builtin_mul_overflow(total, static_cast<long long>(md.extent(r)), &total))
-      throw overflow_error("tensorlev::mdspan_view: the product of the extents overflows");
-  }
-  (void)checked_index<Ix>(total, "tensorlev::mdspan_view: number of elements");
+  const long long total = detail::dense_count(dims, "tensorlev::mdspan_view: number of elements");
   const std::span<V> values(md.data_handle(), static_cast<std::size_t>(total));
   using F = std::conditional_t<R == 1, dense_vector, std::conditional_t<order == 1, dense_row_major, dense_col_major>>;
   return detail::dense_over<F>(dims, values);

@@ -216,10 +216,7 @@ template <dense_layout Layout = dense_layout::row_major, class Ix = std::int32_t
   using F = std::conditional_t<Layout == dense_layout::row_major, dense_row_major, dense_col_major>;
   const I m = detail::raw_extent<I>(rows, fn, "rows");
   const I n = detail::raw_extent<I>(cols, fn, "columns");
-  long long total = 0;
-  if (__builtin_mul_overflow(static_cast<long long>(m), static_cast<long long>(n), &total))
-    throw overflow_error(std::string(fn) + ": rows * columns overflows");
-  (void)checked_index<I>(total, "tensorlev::dense_view: rows * columns");
+  const long long total = detail::dense_count(std::array<I, 2>{m, n}, "tensorlev::dense_view: rows * columns");
   const auto v = detail::raw_span(values, total, fn, "the values");
   return detail::dense_over<F>(std::array<I, 2>{m, n}, v);
 }
