@@ -9,7 +9,9 @@ pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev 
   # tests/kokkos_kernels (interop) and bench/kokkos_kernels: Debian's Kokkos Kernels.
   libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev
   # tests/cmake: the pkg-config consumer.
-  pkgconf)
+  pkgconf
+  # tests/device: the HIP compile-only test (Debian's ROCm 5.2 hipcc, no AMD GPU needed).
+  hipcc libamdhip64-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

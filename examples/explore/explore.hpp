@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <tensorlev/coordinate_list.hpp>
+#include <tensorlev/execution.hpp>
 
 namespace tlx {
 
@@ -146,7 +147,13 @@ struct run_options {
   double rep_seconds = 1.0;   ///< no further pack (run) once the packs (runs) took this long; at least one
   progress_fn progress = nullptr;  ///< may be null
   const void* progress_ctx = nullptr;
+  tensorlev::executor ex{};   ///< where the kernels run (--threads: Kokkos' host space)
 };
+
+/// The executor for --threads n > 1 (kokkos_exec.cpp): Kokkos initialized
+/// with n threads on its default host space. Throws usage-style errors
+/// (std::invalid_argument) when tl-explore was built without Kokkos.
+tensorlev::executor threads_executor(int n);
 
 // --- Size budgets (budget.cpp) ----------------------------------------------
 

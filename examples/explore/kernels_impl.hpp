@@ -150,7 +150,7 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
     r.convert_ms += detail::time_reps(pack_at, [&] { At = tl::pack<F>(p.At); });
     auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
     detail::phase(opt, "running the kernel");
-    r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, j) + At(i, j); });
+    r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, j) + At(i, j)); });
     r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
     detail::capture_sparse(out, C);
   } else {
@@ -159,50 +159,50 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
       tl::tensor<V, tl::dense_vector, index_t> x(std::array<index_t, 1>{d[1]});
       std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), x.values().begin());
       tl::tensor<V, tl::dense_vector, index_t> y(std::array<index_t, 1>{d[0]});
-      r.kernel_ms = detail::time_reps(run_t, [&] { y(i) = A(i, j) * x(j); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, y(i), A(i, j) * x(j)); });
       r.max_abs_err = dense_error(ref, y.values().data(), y.values().size());
       detail::capture_dense(out, y);
     } else if constexpr (K == kernel_id::spmm) {
       auto B = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       tl::tensor<V, tl::dense_row_major, index_t> C(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, k) = A(i, j) * B(j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, k), A(i, j) * B(j, k)); });
       r.max_abs_err = dense_error(ref, C.values().data(), C.values().size());
       detail::capture_dense(out, C);
     } else if constexpr (K == kernel_id::spgemm) {
       auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, k) * A(k, j); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, k) * A(k, j)); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     } else if constexpr (K == kernel_id::sddmm) {
       auto U = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       auto W = detail::dense_from<tl::dense_row_major>(p.operands[1]);
       auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j) = A(i, j) * U(i, k) * W(j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, j) * U(i, k) * W(j, k)); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     } else if constexpr (K == kernel_id::ttv) {
       tl::tensor<V, tl::dense_vector, index_t> c(std::array<index_t, 1>{d[2]});
       std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), c.values().begin());
       tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], d[1]});
-      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, j) = A(i, j, k) * c(k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, j), A(i, j, k) * c(k)); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::ttm) {
       auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       tl::tensor<V, tl::dense_tensor<3>, index_t> Y(std::array<index_t, 3>{d[0], d[1], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, j, l) = A(i, j, k) * M(k, l); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, j, l), A(i, j, k) * M(k, l)); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::mttkrp) {
       auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
       auto N = detail::dense_from<tl::dense_row_major>(p.operands[1]);
       tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { Y(i, l) = A(i, j, k) * M(j, l) * N(k, l); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, l), A(i, j, k) * M(j, l) * N(k, l)); });
       r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
       detail::capture_dense(out, Y);
     } else if constexpr (K == kernel_id::innerprod) {
       tl::scalar<V> a;
-      r.kernel_ms = detail::time_reps(run_t, [&] { a() = A(i, j, k) * A(i, j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, a(), A(i, j, k) * A(i, j, k)); });
       const V v = a.value();
       r.max_abs_err = dense_error(ref, &v, 1);
       if (out != nullptr) {
@@ -213,7 +213,7 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
       }
     } else if constexpr (K == kernel_id::plus) {
       auto C = tl::pack<tl::coo_tensor<3>>(coo_list<V>(std::vector<index_t>{d[0], d[1], d[2]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { C(i, j, k) = A(i, j, k) + A(i, j, k); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j, k), A(i, j, k) + A(i, j, k)); });
       r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
       detail::capture_sparse(out, C);
     }

@@ -132,7 +132,8 @@ void print_help(std::ostream& os) {
         "                     as coordinates) counts 16). B and W: a number with an optional suffix k, M, G, T\n"
         "                     (x 2^10, 2^20, 2^30, 2^40). With the defaults a matrix of up to 10^6 entries takes\n"
         "                     well under a minute per kernel\n"
-        "  --threads N        only 1: tl-explore does not run kernels on Kokkos yet\n"
+        "  --threads N        run the kernels on N threads of Kokkos' host space (OpenMP; tl-explore built with\n"
+        "                     Kokkos); default 1: the serial executor\n"
         "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
         "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
         "                     one of each (default 1; the runs done are in the report)\n"
@@ -173,6 +174,7 @@ struct cli {
   std::vector<std::pair<std::string, std::string>> operands;
   bool json = false;
   bool quiet = false;
+  int threads = 1;
   budget limits;
   std::string output;
   std::vector<std::string> files;
@@ -253,10 +255,7 @@ cli parse_args(int argc, char** argv) {
     } else if (name == "--formats") {
       formats = arg();
     } else if (name == "--threads") {
-      const std::string v = arg();
-      const int t = parse_number<int>(name, v, 1, 1 << 20);
-      if (t != 1)
-        throw usage_error("--threads " + v + ": tl-explore does not run kernels on Kokkos yet; only --threads 1 is accepted");
+      c.threads = parse_number<int>(name, arg(), 1, 1 << 20);
     } else if (name == "--reps") {
       c.reps = parse_number<int>(name, arg(), 1, 1000000);
     } else if (name == "--rep-seconds") {
@@ -347,6 +346,7 @@ cli parse_args(int argc, char** argv) {
                         ")");
   }
   if (c.files.empty()) throw usage_error("no input FILE given (see --help)");
+  if (c.threads > 1) (void)threads_executor(c.threads);  // fails here, before any work, without Kokkos
   if (!c.output.empty() && c.files.size() != 1) throw usage_error("--output needs exactly one input FILE");
   return c;
 }
@@ -470,6 +470,7 @@ struct report {
   std::string operands;  // description for the table
   budget limits;
   double rep_seconds = 1;
+  int threads = 1;
   std::vector<format_result> results;
   std::vector<format_estimate> estimates;  ///< of each result
   std::vector<bool> ok;
@@ -486,7 +487,7 @@ void print_json(std::ostream& os, kernel_id k, const report& r, int reps) {
   os << "],\"nnz\":" << r.nnz << ",\"flops\":" << json_number(r.flops) << ",\"reps\":" << reps
      << ",\"tolerance\":" << json_number(r.tol) << ",\"max_bytes\":" << json_number(r.limits.bytes)
      << ",\"max_work\":" << json_number(r.limits.work) << ",\"rep_seconds\":" << json_number(r.rep_seconds)
-     << ",\"results\":[";
+     << ",\"threads\":" << r.threads << ",\"results\":[";
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
     os << (x ? "," : "") << "{\"format\":" << json_escape(f.format) << ",\"convert_ms\":" << json_number(f.convert_ms)
@@ -523,6 +524,7 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   os << buf;
   os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds
      << " s); result: " << info.result << "\n";
+  if (r.threads > 1) os << "threads   " << r.threads << " (Kokkos' host space)\n";
   std::snprintf(buf, sizeof buf, "budget    %s, %.4g work steps per format (--max-bytes, --max-work)\n\n",
                 bytes_text(r.limits.bytes).c_str(), r.limits.work);
   os << buf;
@@ -705,6 +707,7 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   // before anything is packed; formats over the budget are skipped.
   rep.limits = c.limits;
   rep.rep_seconds = c.rep_seconds;
+  rep.threads = c.threads;
   const input_stats stats = measure_input(A.dims(), A.raw_coords());
   std::vector<format_estimate> est(c.formats.size());
   std::vector<std::string> over(c.formats.size());
@@ -732,6 +735,7 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   run_options opt;
   opt.reps = c.reps;
   opt.rep_seconds = c.rep_seconds;
+  if (c.threads > 1) opt.ex = threads_executor(c.threads);
   opt.progress = &progress::phase;
   result_tensor<V> result;
   bool captured = false;

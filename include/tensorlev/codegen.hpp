@@ -8,6 +8,7 @@
 ///     y(i) = A(i, j) * x(j);
 
 #include "codegen/describe.hpp"
+#include "codegen/device_form.hpp"
 #include "codegen/kernel.hpp"
 #include "codegen/plan.hpp"
 #include "codegen/print.hpp"

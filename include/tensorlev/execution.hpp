@@ -49,6 +49,19 @@ class executor {
   std::size_t concurrency_ = 1;
 };
 
+/// A device launcher runs kernels in their device form: one typed launch
+/// per loop nest, with every operand read where the launcher runs
+/// (kernel::run_device). `tensorlev/kokkos.hpp` makes one from a Kokkos
+/// execution space (kokkos_device_executor, and kokkos_executor on a
+/// device space). A launcher L has a member type `device_launcher_tag` and
+///  - `upload(const T& x) -> const T*`: a bytewise copy of x in the
+///    launcher's memory, alive while the launcher is;
+///  - `for_each(n, f)`: `f(c)` for every c in [0, n), concurrently, where
+///    the launcher runs (f's call operator is TENSORLEV_HOST_DEVICE);
+///  - `sum<V>(n, f) -> V`: the sum of `f(c)` over c in [0, n), on the host.
+template <class L>
+concept device_launcher = requires { typename L::device_launcher_tag; };
+
 /// The default: the calling thread, no chunking.
 inline constexpr executor serial{};
 

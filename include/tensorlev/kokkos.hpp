@@ -5,11 +5,25 @@
 ///     Kokkos::ScopeGuard kokkos(argc, argv);
 ///     tensorlev::compute(tensorlev::kokkos_executor<Kokkos::OpenMP>{}, y(i), A(i, j) * x(j));
 ///
-/// The kernel's chunks (execution.hpp) become the iterations of one
-/// `Kokkos::parallel_for` with a dynamic schedule over the space; the call
-/// returns after the space is fenced. Host execution spaces only for now:
-/// every executor runs on the host, and a statement over a tensor whose
-/// arrays the host cannot read does not compile.
+/// On a host execution space the kernel's chunks (execution.hpp) become
+/// the iterations of one `Kokkos::parallel_for` with a dynamic schedule over
+/// the space; the call returns after the space is fenced.
+///
+/// On a device execution space (CUDA, HIP) `kokkos_executor<Space>` runs the
+/// kernel's *device form*: every operand in memory the space can access
+/// (`to_space<Space::memory_space>(t)` copies a tensor there, format kept),
+/// the loop nest launched as one `parallel_for` over the values of its
+/// outermost variable (one row per thread), scalars reduced with
+/// `parallel_reduce`, scatter outputs (CSC SpMV) written with atomic adds.
+/// Nothing is read on the host but the statement's shape.
+/// `kokkos_device_executor<Space>` runs the same device form on any space,
+/// host spaces included (how the tests check it without a GPU).
+///
+///     auto Ad = tensorlev::to_space<Kokkos::CudaSpace>(A);   // csr, in device memory
+///     auto xd = tensorlev::to_space<Kokkos::CudaSpace>(x);
+///     auto yd = tensorlev::to_space<Kokkos::CudaSpace>(y);
+///     tensorlev::compute(tensorlev::kokkos_executor<Kokkos::Cuda>{}, yd(i), Ad(i, j) * xd(j));
+///     y = tensorlev::to_space<Kokkos::HostSpace>(yd);
 ///
 /// Arrays held in Kokkos Views (in any memory space) are used through
 /// non-owning tensor views (view.hpp): `vector_view(v)` over a rank-1 View,
@@ -28,9 +42,11 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/device_form.hpp"
 #include "error.hpp"
 #include "execution.hpp"
 #include "formats.hpp"
+#include "notation.hpp"
 #include "storage.hpp"
 #include "view.hpp"
 
@@ -38,18 +54,19 @@ namespace tensorlev {
 
 /// An executor on a Kokkos execution space. Must outlive the kernels it
 /// runs (a temporary in the `compute` call does).
+/// On a space that cannot reach host memory (a GPU's) it runs the device
+/// form (see the file's comment).
 template <class Space = Kokkos::DefaultHostExecutionSpace>
 class kokkos_executor {
-  static_assert(Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible,
-                "tensorlev::kokkos_executor: the execution space must reach host memory (tensors live in host "
-                "memory for now)");
-
  public:
   using execution_space = Space;
+  static constexpr bool on_host = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
   explicit kokkos_executor(Space space = Space()) : space_(std::move(space)) {}
 
   // NOLINTNEXTLINE(google-explicit-constructor): converts where an executor is expected
-  operator executor() const noexcept {
+  operator executor() const noexcept
+    requires on_host
+  {
     return executor(this, &run, static_cast<std::size_t>(space_.concurrency()));
   }
   [[nodiscard]] const Space& space() const noexcept { return space_; }
@@ -206,18 +223,32 @@ struct kokkos_storage {
 };
 
 namespace detail {
-/// Borrowed arrays in a memory space the host cannot read: B's arrays,
-/// marked so that every executor refuses them at compile time.
-template <class B>
+/// Borrowed arrays in memory space MemSpace, which the host cannot read:
+/// B's arrays, marked so that host executors refuse them at compile time.
+template <class B, class MemSpace>
 struct device_borrowed : B {
   static constexpr bool host_accessible = false;
   using borrowed_type = B;
+  using memory_space = MemSpace;
 };
 /// The storage of a view of Views in MemSpace: the borrowed policy B
-/// itself where the host can read MemSpace, device_borrowed<B> elsewhere.
+/// itself where the host can read MemSpace, device_borrowed<B, MemSpace>
+/// elsewhere.
 template <class MemSpace, class B = borrowed<>>
 using borrowed_in = std::conditional_t<Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemSpace>::accessible, B,
-                                       device_borrowed<B>>;
+                                       device_borrowed<B, MemSpace>>;
+
+/// The memory space of storage S's arrays: S::memory_space (Kokkos
+/// storage, views of device Views), else host memory (owning, borrowed).
+template <class S>
+struct memory_space_of {
+  using type = Kokkos::HostSpace;
+};
+template <class S>
+  requires requires { typename S::memory_space; }
+struct memory_space_of<S> {
+  using type = typename S::memory_space;
+};
 
 template <class View>
 inline constexpr bool is_rank1_view_v = Kokkos::is_view<View>::value && View::rank == 1;
@@ -306,6 +337,149 @@ template <class RowMap, class Entries, class Values>
                 levels_t(dense_level<I>(m), comp(n, typename comp::pos_array(row_map.data(), row_map.extent(0)),
                                                  typename comp::crd_array(entries.data(), entries.extent(0)))),
                 std::span<V>(values.data(), values.extent(0)));
+}
+
+// ---- memory spaces: tensors copied between them, format kept -----------------
+
+namespace detail {
+/// Array transfers into Views of MemSpace from arrays in SrcSpace (a
+/// level's rebinding constructor calls make<To>(array)): one allocation and
+/// one Kokkos::deep_copy per array, no element conversion (the stored types
+/// are the source's).
+template <class MemSpace, class SrcSpace>
+struct space_copy {
+  template <class To, class From>
+  [[nodiscard]] To make(const From& a) const {
+    if constexpr (requires { typename To::array_type; }) {
+      return To(make<typename To::array_type>(a));  // a shared array (AoS tuples, DIA offsets)
+    } else {
+      using T = typename To::value_type;
+      using Src = std::remove_cvref_t<decltype(*a.data())>;
+      static_assert(std::is_same_v<std::remove_const_t<Src>, T>,
+                    "tensorlev::to_space: stored types must match (the copy converts no element)");
+      const std::size_t n = a.size();
+      typename To::view_type dst(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev")), n);
+      if (n > 0)
+        Kokkos::deep_copy(dst, Kokkos::View<const T*, SrcSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(a.data(), n));
+      return To(dst);
+    }
+  }
+};
+template <class S, class I>
+using stored_pos_t = std::remove_const_t<typename S::template pos_type<I>>;
+template <class S, class I>
+using stored_crd_t = std::remove_const_t<typename S::template crd_type<I>>;
+}  // namespace detail
+
+/// A copy of t in memory space MemSpace, in the same format with the same
+/// stored position and coordinate types: `to_space<Kokkos::CudaSpace>(A)`
+/// before a device kernel, `to_space<Kokkos::HostSpace>(y)` to read a
+/// result (Kokkos' create_mirror_view_and_copy, always a copy). t may live
+/// in any memory space (host vectors, Kokkos storage, views of Views); the
+/// result holds its arrays in Views (kokkos_storage<MemSpace, P, C>).
+template <class MemSpace, class V, format_type F, index_type I, storage_policy S>
+[[nodiscard]] auto to_space(const tensor<V, F, I, S>& t) {
+  using S2 = kokkos_storage<MemSpace, detail::stored_pos_t<S, I>, detail::stored_crd_t<S, I>>;
+  using out = tensor<std::remove_const_t<V>, F, I, S2>;
+  using LT = typename out::level_tuple;
+  const detail::space_copy<MemSpace, typename detail::memory_space_of<S>::type> how;
+  return out(t.dims(), detail::rebind_levels<LT>(t.levels(), how, std::make_index_sequence<F::num_levels>{}),
+             how.template make<typename out::values_array>(t.value_array()));
+}
+
+// ---- the device form ---------------------------------------------------------
+
+namespace detail {
+/// A device launcher (execution.hpp) on Kokkos execution space Space.
+template <class Space>
+class kokkos_launcher {
+ public:
+  struct device_launcher_tag {};
+  using memory_space = typename Space::memory_space;
+  /// Whether the space reaches the arrays of storage S.
+  template <class S>
+  static constexpr bool reaches =
+      Kokkos::SpaceAccessibility<Space, typename memory_space_of<S>::type>::accessible;
+  explicit kokkos_launcher(Space space) : space_(std::move(space)) {}
+  kokkos_launcher(const kokkos_launcher&) = delete;
+  kokkos_launcher& operator=(const kokkos_launcher&) = delete;
+  ~kokkos_launcher() { space_.fence(); }
+
+  template <class T>
+  [[nodiscard]] const T* upload(const T& x) const {
+    Kokkos::View<unsigned char*, memory_space> buf(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev::params")), sizeof(T));
+    Kokkos::deep_copy(buf, Kokkos::View<const unsigned char*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               reinterpret_cast<const unsigned char*>(&x), sizeof(T)));
+    kept_.push_back(buf);
+    return reinterpret_cast<const T*>(buf.data());
+  }
+  template <class F>
+  void for_each(std::size_t n, const F& f) const {
+    Kokkos::parallel_for("tensorlev::device_kernel", policy(n), each<F>{f});
+  }
+  template <class V, class F>
+  [[nodiscard]] V sum(std::size_t n, const F& f) const {
+    V result{};
+    Kokkos::parallel_reduce("tensorlev::device_reduce", policy(n), summed<F, V>{f}, result);
+    return result;
+  }
+
+ private:
+  using policy_t = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+  [[nodiscard]] policy_t policy(std::size_t n) const { return policy_t(space_, 0, static_cast<std::int64_t>(n)); }
+  template <class F>
+  struct each {
+    F f;
+    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const { (void)f(static_cast<std::size_t>(c)); }
+  };
+  template <class F, class V>
+  struct summed {
+    F f;
+    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, V& acc) const { acc += f(static_cast<std::size_t>(c)); }
+  };
+  Space space_;
+  mutable std::vector<Kokkos::View<unsigned char*, memory_space>> kept_;
+};
+
+}  // namespace detail
+
+/// Runs kernels in their device form (see the file's comment) on any Kokkos
+/// execution space: what kokkos_executor does on a device space, here also
+/// on host spaces (Serial, OpenMP), where tests check it against the
+/// serial executor.
+template <class Space = Kokkos::DefaultExecutionSpace>
+class kokkos_device_executor {
+ public:
+  using execution_space = Space;
+  explicit kokkos_device_executor(Space space = Space()) : space_(std::move(space)) {}
+  [[nodiscard]] const Space& space() const noexcept { return space_; }
+
+ private:
+  Space space_;
+};
+
+/// `out = e` in the device form on ex's space; every tensor's arrays must
+/// be in memory the space can access. Returns when the space is done.
+template <class Out, expression E, class Space, class... Schedule>
+void compute(const kokkos_device_executor<Space>& ex, const Out& out, const E& e, Schedule...) {
+  cg::run_device_form<false, Schedule...>(detail::kokkos_launcher<Space>(ex.space()), out, e);
+}
+/// `out += e` in the device form.
+template <class Out, expression E, class Space, class... Schedule>
+void compute_add(const kokkos_device_executor<Space>& ex, const Out& out, const E& e, Schedule...) {
+  cg::run_device_form<true, Schedule...>(detail::kokkos_launcher<Space>(ex.space()), out, e);
+}
+/// A kokkos_executor on a device space runs the device form.
+template <class Out, expression E, class Space, class... Schedule>
+  requires(!kokkos_executor<Space>::on_host)
+void compute(const kokkos_executor<Space>& ex, const Out& out, const E& e, Schedule...) {
+  cg::run_device_form<false, Schedule...>(detail::kokkos_launcher<Space>(ex.space()), out, e);
+}
+template <class Out, expression E, class Space, class... Schedule>
+  requires(!kokkos_executor<Space>::on_host)
+void compute_add(const kokkos_executor<Space>& ex, const Out& out, const E& e, Schedule...) {
+  cg::run_device_form<true, Schedule...>(detail::kokkos_launcher<Space>(ex.space()), out, e);
 }
 
 }  // namespace tensorlev

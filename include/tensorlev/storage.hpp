@@ -183,6 +183,27 @@ struct borrowed {
   using borrowed_type = borrowed;
 };
 
+/// Borrowed arrays B that kernels add into from concurrent threads with
+/// atomic adds: the dense output of a scatter kernel (CSC SpMV, a
+/// transposed access) in the device form, where a private copy of the
+/// output per thread does not scale to a GPU's threads.
+template <class B = borrowed<>>
+struct atomic_borrowed : B {
+  static constexpr bool atomic_adds = true;
+  using borrowed_type = B;
+};
+
+namespace detail {
+template <class T>
+struct atomic_adds : std::false_type {};
+template <class T>
+  requires requires { T::storage::atomic_adds; }
+struct atomic_adds<T> : std::bool_constant<T::storage::atomic_adds> {};
+/// Whether kernels add into tensor T's values atomically.
+template <class T>
+inline constexpr bool atomic_adds_v = atomic_adds<T>::value;
+}  // namespace detail
+
 /// S is a storage policy.
 template <class S>
 concept storage_policy = requires {

@@ -1,18 +1,15 @@
 // EXPECT: tensorlev: a tensor of this statement keeps its arrays in memory the host cannot read
 // A tensor whose storage lives where the host cannot read it (a Kokkos View
 // in CUDA or HIP memory: kokkos_storage<Kokkos::CudaSpace> says so through
-// host_accessible) cannot run on an executor, which all run on the host
-// today. Here a storage policy like borrowed<> that says its memory is a
-// device's; the twin uses borrowed<> itself.
+// host_accessible) cannot run on a host executor (the device form, on a
+// launcher that reaches that memory, runs it). Here a storage policy like
+// borrowed<> that says its memory is a device's; the twin uses borrowed<>
+// itself.
 #include <span>
 #include <vector>
 
 #include "tensorlev/tensorlev.hpp"
-
-struct device_memory : tensorlev::borrowed<> {
-  static constexpr bool host_accessible = false;
-  using borrowed_type = tensorlev::borrowed<>;
-};
+#include "device_stubs.hpp"
 
 int main() {
   using namespace tensorlev;

@@ -35,11 +35,13 @@ static_assert(std::is_same_v<decltype(tl::dense_view(std::declval<const Kokkos::
                              tl::tensor<const double, tl::dense_col_major, int, tl::borrowed<>>>);
 
 // Views of host memory are plain borrowed tensors; views of memory the host
-// cannot read are marked so (every executor refuses them at compile time:
-// tests/fail/device_memory_on_host_executor.cpp).
+// cannot read are marked so, with their memory space (host executors refuse
+// them at compile time: tests/fail/device_memory_on_host_executor.cpp; the
+// device form runs them on a space that reaches that memory).
 static_assert(std::is_same_v<tl::detail::borrowed_in<Kokkos::HostSpace>, tl::borrowed<>>);
-static_assert(!tl::detail::device_borrowed<tl::borrowed<>>::host_accessible &&
-              !tl::detail::device_borrowed<tl::borrowed<>>::growable);
+using marked_device = tl::detail::device_borrowed<tl::borrowed<>, Kokkos::HostSpace>;
+static_assert(!marked_device::host_accessible && !marked_device::growable &&
+              std::is_same_v<tl::detail::memory_space_of<marked_device>::type, Kokkos::HostSpace>);
 
 // A random m x n View of layout L and its row-major dense copy.
 template <class L>

@@ -24,7 +24,7 @@
 // A loop's plan inside the generated functions: a reference to the class's
 // constant on the host; in device code (which may not refer to host
 // variables) a static constexpr copy, folded away like the reference.
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define TENSORLEV_PLAN(name, value) static constexpr loop_plan name = value
 #else
 #define TENSORLEV_PLAN(name, value) static constexpr const loop_plan& name = value
@@ -154,6 +154,18 @@ class scratch_copies {
   std::vector<std::pair<const void*, void (*)(const void*)>> items_;
 };
 
+// A binary expression node of kind K (add, sub, mul) over l and r: how
+// expression rewrites rebuild a node over rewritten children.
+template <node_kind K, class L, class R>
+auto binary_node(const L& l, const R& r) {
+  if constexpr (K == node_kind::add)
+    return add_expr<L, R>{l, r};
+  else if constexpr (K == node_kind::sub)
+    return sub_expr<L, R>{l, r};
+  else
+    return mul_expr<L, R>{l, r};
+}
+
 // Rebuilds expression x with accesses whose ids are in Dense (Sorted),
 // pre-order from `Id`, pointing at dense (ordered) copies kept in `keep`.
 template <std::uint64_t Dense, std::uint64_t Sorted, int Id, class X>
@@ -178,14 +190,9 @@ auto convert_operands(const X& x, scratch_copies& keep) {
     auto e = convert_operands<Dense, Sorted, Id>(x.e, keep);
     return neg_expr<decltype(e)>{e};
   } else {
-    auto l = convert_operands<Dense, Sorted, Id>(x.l, keep);
-    auto r = convert_operands<Dense, Sorted, Id + static_cast<int>(expr_info<typename NT::left>::accesses)>(x.r, keep);
-    if constexpr (NT::kind == node_kind::add)
-      return add_expr<decltype(l), decltype(r)>{l, r};
-    else if constexpr (NT::kind == node_kind::sub)
-      return sub_expr<decltype(l), decltype(r)>{l, r};
-    else
-      return mul_expr<decltype(l), decltype(r)>{l, r};
+    return binary_node<NT::kind>(
+        convert_operands<Dense, Sorted, Id>(x.l, keep),
+        convert_operands<Dense, Sorted, Id + static_cast<int>(expr_info<typename NT::left>::accesses)>(x.r, keep));
   }
 }
 
@@ -720,18 +727,22 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     for (std::size_t c = 0; c <= n; ++c)
       bounds[c] = lo + static_cast<I>((range / n) * c + (c < range % n ? c : range % n));
     if constexpr (align_chunks) {
-      // Move each boundary to the start of a run of equal coordinates.
-      for (std::size_t c = 1; c < n; ++c) {
-        I b = bounds[c] > bounds[c - 1] ? bounds[c] : bounds[c - 1];
-        if (b > lo && b < hi) {
-          I prev{}, next{};
-          slot_coord<0, 0, 0>(st, b - 1, prev);
-          while (b < hi && slot_coord<0, 0, 0>(st, b, next) && next == prev) ++b;
-        }
-        bounds[c] = b;
-      }
+      for (std::size_t c = 1; c < n; ++c)
+        bounds[c] = align_bound(st, bounds[c] > bounds[c - 1] ? bounds[c] : bounds[c - 1], lo, hi);
     }
     return bounds;
+  }
+
+  // Boundary b of loop 0's range [lo, hi) moved forward to the start of a
+  // run of equal coordinates (monotone in b, so chunks cut by it stay
+  // ordered and cover the range).
+  TENSORLEV_HOST_DEVICE static I align_bound(const state& st, I b, I lo, I hi) {
+    if (b > lo && b < hi) {
+      I prev{}, next{};
+      slot_coord<0, 0, 0>(st, b - 1, prev);
+      while (b < hi && slot_coord<0, 0, 0>(st, b, next) && next == prev) ++b;
+    }
+    return b;
   }
 
   // The state restricted to loop 0's range [lo, hi).
@@ -762,38 +773,129 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         &ctx);
   }
 
-  // ---- device entry ----------------------------------------------------------
+  // ---- device form --------------------------------------------------------------
   //
-  // The pieces a device back end launches: a state prepared on the host
-  // (operands and output bound; its pointers, and the operands' arrays, must
-  // be accessible where the kernel runs: tensor_views over device memory,
-  // copied there), the root cursor, and run_chunk for one chunk of loop 0.
-  // Only statements whose chunks write disjoint rows or a scalar partial;
-  // the output must be zeroed first unless the kernel stores directly, and
-  // chunks of a COO-like outer level come from outer_chunks (cut between
-  // rows). tests/device compiles these with nvcc; nothing launches them yet.
+  // What a device launcher (device_launcher; kokkos.hpp makes one from a
+  // Kokkos execution space) runs: the same loop nest, as functors launched
+  // over n chunks of loop 0. Each chunk finds its own part of loop 0's range
+  // where it runs (cut_range: the range read there, split arithmetically,
+  // moved to the start of a run of equal coordinates like chunk_bounds), so
+  // the host reads nothing of the operands. The state is prepared on the
+  // host with its operand pointers into memory the launcher wrote (the
+  // operands' views and the expression, copied there once per statement).
 
-  static state prepared_state(const Out& out, const E& e)
-    requires(par == par_kind::rows || par == par_kind::scalar)
-  {
-    state st = make_state(out, e);
-    output::prepare(st);
-    return st;
+  // The number of device chunks: one per value of loop 0's variable, which
+  // on a GPU is one thread per row (at least 1).
+  static std::size_t device_chunks(const state& st) {
+    if constexpr (O.n == 0) {
+      return 1;
+    } else {
+      const auto n = static_cast<std::size_t>(st.extent[var_index(plan<0, 0>.var)]);
+      return n > 0 ? n : 1;
+    }
+  }
+  // Chunk c of n of loop 0's range: [a, b); false when empty.
+  TENSORLEV_HOST_DEVICE static bool cut_range(const state& st, const cursor& cs, std::size_t c, std::size_t n, I& a,
+                                              I& b) {
+    I lo{}, hi{};
+    init_slot<0, 0, 0>(st, cs, lo, hi);
+    if (hi <= lo) return false;
+    const auto range = static_cast<std::uint64_t>(hi - lo);
+    const std::uint64_t q = range / n, r = range % n, c1 = c + 1;
+    a = lo + static_cast<I>(q * c + (c < r ? c : r));
+    b = lo + static_cast<I>(q * c1 + (c1 < r ? c1 : r));
+    if constexpr (align_chunks) {
+      a = align_bound(st, a, lo, hi);
+      b = align_bound(st, b, lo, hi);
+    }
+    return a < b;
   }
   TENSORLEV_HOST_DEVICE static cursor root_cursor() {
     cursor cs{};
     for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
     return cs;
   }
-  /// Loop 0 over [lo, hi) of its range (chunk_bounds' units: positions or
-  /// coordinates); returns the chunk's scalar partial (zero for rows).
-  TENSORLEV_HOST_DEVICE static V run_chunk(const state& st, const cursor& cs, I lo, I hi)
-    requires(par == par_kind::rows || par == par_kind::scalar)
+  /// Chunk c of n (par rows, scatter or scalar): its scalar partial (zero
+  /// for rows and scatter).
+  TENSORLEV_HOST_DEVICE static V device_chunk(const state& st, std::size_t c, std::size_t n)
+    requires parallel_outer
   {
-    state local = chunk_state(st, lo, hi);
+    const cursor cs = root_cursor();
+    I a{}, b{};
     V acc{};
+    if (!cut_range(st, cs, c, n, a, b)) return acc;
+    state local = chunk_state(st, a, b);
     loop<0, 0>(local, cs, acc);
     return acc;
+  }
+  /// The whole loop nest on one thread (outer loops that cannot be cut).
+  TENSORLEV_HOST_DEVICE static V device_whole(const state& st) {
+    state local = st;
+    V acc{};
+    loop<0, 0>(local, root_cursor(), acc);
+    return acc;
+  }
+  // Functors a launcher runs for chunk c: device_chunk (n chunks) or
+  // device_whole (n = 1).
+  struct chunk_fn {
+    state st;
+    std::size_t n;
+    TENSORLEV_HOST_DEVICE V operator()(std::size_t c) const {
+      if constexpr (parallel_outer)
+        return device_chunk(st, c, n);
+      else
+        return device_whole(st);
+    }
+  };
+  [[nodiscard]] static chunk_fn device_fn(const state& st) {
+    if constexpr (parallel_outer)
+      return chunk_fn{st, device_chunks(st)};
+    else
+      return chunk_fn{st, 1};
+  }
+
+  // The operands' objects and the expression, as copied to the launcher's
+  // memory (bytewise: views over borrowed arrays, scalars, expression nodes).
+  template <class Ptrs>
+  struct params_of;
+  template <class... P>
+  struct params_of<std::tuple<P...>> {
+    using type = std::tuple<std::remove_cvref_t<std::remove_pointer_t<P>>...>;
+  };
+  struct params {
+    typename params_of<ptrs>::type ops;
+    E expr;
+  };
+
+  template <class L>
+  static void run_device(const Out& out, const E& e, const L& dev) {
+    static_assert((dense_copies | sorted_copies) == 0,
+                  "tensorlev: on a device this statement would need a converted copy of an operand (a dense copy "
+                  "beside a blocked operand, an ordered copy of a hashed level); convert that operand first");
+    static_assert(!output::builds_levels,
+                  "tensorlev: the device form writes dense outputs and scalars; a sparse output is not assembled "
+                  "on a device yet: compute into a dense tensor, or run the statement on a host executor");
+    static_assert(std::is_trivially_copy_constructible_v<params> && std::is_trivially_destructible_v<params>,
+                  "tensorlev: the device form copies the operands' views bytewise: every operand must be a view "
+                  "over borrowed arrays or a scalar");
+    state host = make_state(out, e);
+    output::prepare(host);
+    const params p = std::apply([&](auto*... o) { return params{typename params_of<ptrs>::type(*o...), e}; },
+                                host.ops);
+    const params* on_dev = dev.upload(p);
+    // The same members at the same offsets in the launcher's copy.
+    const auto* base = reinterpret_cast<const char*>(&p);
+    const auto* dbase = reinterpret_cast<const char*>(on_dev);
+    auto moved = [&](const auto* member) {
+      using M = std::remove_cvref_t<decltype(*member)>;
+      return reinterpret_cast<const M*>(dbase + (reinterpret_cast<const char*>(member) - base));
+    };
+    state st = host;
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      ((std::get<A>(st.ops) = const_cast<std::tuple_element_t<A, ptrs>>(moved(&std::get<A>(p.ops)))), ...);
+    }(std::make_index_sequence<NA>{});
+    st.expr = moved(&p.expr);
+    if constexpr (!output::builds_levels) output::template run_device<kernel>(host, st, dev);
   }
 
   // ---- entry ------------------------------------------------------------------
@@ -849,8 +951,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   };
   using converted = typename converted_t<>::type;
 
-  static void run(const Out& out, const E& e, const executor& ex = serial) {
-    if constexpr ((dense_copies | sorted_copies) != 0) {
+  template <class Ex = executor>
+  static void run(const Out& out, const E& e, const Ex& ex = Ex{}) {
+    if constexpr (O.error != plan_error::none) {
+      // Reported by the static_assert above; instantiating the run would add
+      // errors that name no cause (the output policy of a failed plan).
+      return;
+    } else if constexpr (device_launcher<Ex>) {
+      run_device(out, e, ex);
+    } else if constexpr ((dense_copies | sorted_copies) != 0) {
       scratch_copies keep;
       const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
       kernel<Out, std::remove_cvref_t<decltype(e2)>, Accumulate, Pre, Order...>::run(out, e2, ex);
@@ -1036,8 +1145,8 @@ struct term_groups {
   }();
 };
 
-template <class Groups, std::size_t G, class Out, bool Accumulate, char Pre, char... Order, class Terms>
-void run_group(const Out& out, const Terms& ts, const executor& ex) {
+template <class Groups, std::size_t G, class Out, bool Accumulate, char Pre, char... Order, class Terms, class Ex>
+void run_group(const Out& out, const Terms& ts, const Ex& ex) {
   const auto group = [&]<std::size_t... M>(std::index_sequence<M...>) {
     return sum_terms<Terms, Groups::template members<G>[M]...>(ts);
   }(std::make_index_sequence<Groups::template count<G>>{});
@@ -1045,7 +1154,7 @@ void run_group(const Out& out, const Terms& ts, const executor& ex) {
 }
 
 // Whether the tensor of an access keeps its arrays where the host reads
-// them (every executor today runs on the host).
+// them (host executors need it; a device launcher checks its own space).
 template <class A>
 struct host_readable_access : std::true_type {};
 template <class T, char... V>
@@ -1056,12 +1165,14 @@ struct all_host_readable;
 template <class... A>
 struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_access<A>::value && ...)> {};
 
-template <class Out, bool Accumulate, char Pre, char... Order, class E>
-void run_statement(const Out& out, const E& e, const executor& ex = serial) {
-  static_assert(all_host_readable<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
-                                                          std::declval<typename expr_info<E>::access_types>()))>::value,
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  static_assert(device_launcher<Ex> ||
+                    all_host_readable<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
+                                                              std::declval<typename expr_info<E>::access_types>()))>::value,
                 "tensorlev: a tensor of this statement keeps its arrays in memory the host cannot read (a device "
-                "memory space), and every executor runs on the host: copy it to host memory first");
+                "memory space), and this executor runs on the host: run it on a kokkos_executor of that device's "
+                "execution space, or copy it to host memory first (to_space<Kokkos::HostSpace>)");
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   static_assert(!d.too_big,
                 "tensorlev: the statement is too big for one kernel: at most 16 accesses, 64 expression nodes and "

@@ -83,6 +83,27 @@ class scratch_pool {
   std::vector<T*> free_;
 };
 
+/// `*p += v` as one atomic operation, on the host (std::atomic_ref) and in
+/// CUDA or HIP device code (atomicAdd).
+template <class V>
+TENSORLEV_HOST_DEVICE inline void atomic_add(V* p, V v) {
+  static_assert(std::is_floating_point_v<V> || (std::is_integral_v<V> && (sizeof(V) == 4 || sizeof(V) == 8)),
+                "tensorlev: atomic adds (a scatter kernel's output in the device form) need a floating-point or "
+                "a 32- or 64-bit integer value type");
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  if constexpr (std::is_integral_v<V> && sizeof(V) == 8)
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+  else if constexpr (std::is_integral_v<V> && std::is_signed_v<V>)
+    atomicAdd(reinterpret_cast<int*>(p), static_cast<int>(v));
+  else if constexpr (std::is_integral_v<V>)
+    atomicAdd(reinterpret_cast<unsigned*>(p), static_cast<unsigned>(v));
+  else
+    atomicAdd(p, v);
+#else
+  std::atomic_ref<V>(*p).fetch_add(v, std::memory_order_relaxed);
+#endif
+}
+
 // A tensor a kernel can assemble as its output (growable storage); a view
 // (borrowed storage) is written in place.
 template <class T>
@@ -231,7 +252,8 @@ struct output_base {
   // After the loops below loop Dp ran for one value of its variable.
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St&, const Cs&) {}
-  // A state prepared for the device entry (kernel::prepared_state).
+  // Pointers the device form's state needs, set on the host before the
+  // operands move to the launcher's memory (kernel::run_device).
   template <class St>
   static void prepare(St&) {}
 };

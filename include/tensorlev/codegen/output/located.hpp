@@ -63,14 +63,44 @@ struct located_output : output_base<S> {
     return par_kind::scatter;
   }();
 
+  // Scatter chunks add into an output whose storage says so with atomic
+  // adds (the device form), instead of into private copies.
+  static constexpr bool atomic = par == par_kind::scatter && detail::atomic_adds_v<typename S::template op_t<0>>;
+
   // The output's last level is bound: its value slot is cs.pos[0].
   template <class St, class Cs>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit(St& st, const Cs& cs, const V& value) {
     V& slot = st.out.values[static_cast<std::size_t>(cs.pos[0])];
     if constexpr (direct_store)
       slot = value;
+    else if constexpr (atomic)
+      detail::atomic_add(&slot, value);
     else
       slot += value;
+  }
+
+  struct zero_fn {
+    V* values;
+    TENSORLEV_HOST_DEVICE V operator()(std::size_t c) const {
+      values[c] = V{};
+      return V{};
+    }
+  };
+
+  // The device form (kernel::run_device): zero-fill where the launcher
+  // runs, then one launch of the loop nest in chunks of loop 0 (disjoint
+  // rows, or atomic adds for scatter chunks), or on one thread where loop 0
+  // cannot be cut.
+  template <class K, class St, class L>
+  static void run_device(const St& host, const St& st, const L& dev) {
+    static_assert(par != par_kind::scatter || atomic,
+                  "tensorlev: the device form's scatter output must add atomically (atomic_borrowed storage)");
+    if constexpr (!S::accumulate && !direct_store) {
+      const auto vals = std::get<0>(host.ops)->values();
+      if (!vals.empty()) dev.for_each(vals.size(), zero_fn{vals.data()});
+    }
+    const auto fn = K::device_fn(st);
+    dev.for_each(fn.n, fn);
   }
 
   template <class St>

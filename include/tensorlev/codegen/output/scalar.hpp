@@ -31,6 +31,17 @@ struct scalar_output : output_base<S> {
     o->value() += acc;
   }
 
+  // The device form (kernel::run_device): the chunks' partials summed by
+  // the launcher, added to the scalar on the host.
+  template <class K, class St, class L>
+  static void run_device(const St& host, const St& st, const L& dev) {
+    const auto fn = K::device_fn(st);
+    const V acc = dev.template sum<V>(fn.n, fn);
+    auto* o = std::get<0>(host.ops);
+    if constexpr (!S::accumulate) o->value() = V{};
+    o->value() += acc;
+  }
+
   // Loop 0 in chunks, a partial sum each, added in chunk order.
   template <class K, class St, class Cs>
   static V run_chunked(const St& st, const Cs& cs, const executor& ex) {

@@ -1,0 +1,231 @@
+// Statements in their device form (kernel::run_device, on a device
+// launcher) against the same statements on the serial executor over the
+// host tensors. The including file defines, in namespace tltest:
+//  - dev_compute(out, e) and dev_compute_add(out, e): run on the launcher
+//    under test;
+//  - to_dev(t): t copied to where the launcher runs (format kept);
+//  - to_host(t): a tensor on the launcher's side, readable on the host.
+// Values are small integers, so sums are exact whatever the order of the
+// chunks and of atomic adds: results must equal the serial ones exactly.
+#pragma once
+
+#include "common.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+using tensorlev::compute;
+using tensorlev::compute_add;
+constexpr tensorlev::index_var<'r'> r{};
+
+template <class T>
+std::size_t same_values(const T& dev_result, std::span<const double> want, const std::string& what) {
+  const auto back = to_host(dev_result);
+  const auto got = back.values();
+  return count_mismatches<double>(std::span<const double>(got.data(), got.size()),
+                                  std::vector<double>(want.begin(), want.end()), what + " (device form vs serial)");
+}
+inline std::size_t same_scalar(double got, double want, const std::string& what) {
+  if (got == want) return 0;
+  ADD_FAILURE() << what << ": " << got << " vs serial " << want;
+  return 1;
+}
+
+// Shapes with empty, single-row and single-column cases, and rows longer
+// than a warp.
+constexpr std::array<std::array<int, 2>, 7> dev_shapes{{{0, 0}, {0, 5}, {1, 7}, {7, 1}, {5, 6}, {60, 41}, {300, 90}}};
+
+// Every output strategy of a matrix operand A in format F: located rows,
+// scatter (transposed access: atomic adds), scalars, split terms with
+// negation and constants, `+=`, a scalar operand.
+template <class F>
+std::size_t matrix_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<F>(dims, fill, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{dims[1]}, 1.0, rng);
+  auto z = random_operand<dense_vector>(std::array<int, 1>{dims[0]}, 0.5, rng);
+  auto w = random_operand<dense_vector>(std::array<int, 1>{dims[0]}, 1.0, rng);
+  const std::string what = fname<F>() + " " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + " fill " +
+                           std::to_string(fill);
+  const auto Ad = to_dev(A.t);
+  const auto xd = to_dev(x.t);
+  const auto zd = to_dev(z.t);
+  const auto wd = to_dev(w.t);
+  std::size_t bad = 0;
+
+  tensor<double, dense_vector> y({dims[0]}), yt({dims[1]});
+  auto yd = to_dev(y);
+  auto ytd = to_dev(yt);
+  compute(tensorlev::serial, y(i), A.t(i, j) * x.t(j));
+  dev_compute(yd(i), Ad(i, j) * xd(j));
+  bad += same_values(yd, y.values(), "y = A x, " + what);
+  compute_add(tensorlev::serial, y(i), A.t(i, j) * x.t(j));
+  dev_compute_add(yd(i), Ad(i, j) * xd(j));
+  bad += same_values(yd, y.values(), "y += A x, " + what);
+  compute(tensorlev::serial, y(i), A.t(i, j) * x.t(j) + z.t(i));
+  dev_compute(yd(i), Ad(i, j) * xd(j) + zd(i));
+  bad += same_values(yd, y.values(), "y = A x + z, " + what);
+  // terms with different reductions under a negation: split into kernels
+  compute(tensorlev::serial, y(i), -(A.t(i, j) * x.t(j) - 2.0 * z.t(i)) - w.t(i) * w.t(i));
+  dev_compute(yd(i), -(Ad(i, j) * xd(j) - 2.0 * zd(i)) - wd(i) * wd(i));
+  bad += same_values(yd, y.values(), "y = -(A x - 2 z) - w w, " + what);
+  // transposed: every chunk adds into all of y^T (atomic adds)
+  compute(tensorlev::serial, yt(j), A.t(i, j) * w.t(i));
+  dev_compute(ytd(j), Ad(i, j) * wd(i));
+  bad += same_values(ytd, yt.values(), "y^T = A^T w, " + what);
+  compute_add(tensorlev::serial, yt(j), A.t(i, j) * z.t(i) * 3.0);
+  dev_compute_add(ytd(j), Ad(i, j) * zd(i) * 3.0);
+  bad += same_values(ytd, yt.values(), "y^T += 3 A^T z, " + what);
+  // a scalar operand
+  tensorlev::scalar<double> alpha;
+  alpha.value() = -2;
+  compute(tensorlev::serial, y(i), alpha() * A.t(i, j) * x.t(j));
+  dev_compute(yd(i), alpha() * Ad(i, j) * xd(j));
+  bad += same_values(yd, y.values(), "y = alpha A x, " + what);
+  // scalars: a reduction over every chunk, = and +=
+  tensorlev::scalar<double> s_want, s_got;
+  compute(tensorlev::serial, s_want(), w.t(i) * A.t(i, j) * x.t(j));
+  dev_compute(s_got(), wd(i) * Ad(i, j) * xd(j));
+  bad += same_scalar(s_got.value(), s_want.value(), "w^T A x, " + what);
+  compute_add(tensorlev::serial, s_want(), -A.t(i, j) * 2.0);
+  dev_compute_add(s_got(), -Ad(i, j) * 2.0);
+  bad += same_scalar(s_got.value(), s_want.value(), "+= -2 sum of A, " + what);
+  return bad;
+}
+
+// Dense matrix outputs from two operands in F: a merged sum (rows, or
+// scatter for column-major F), a difference with a transpose-free
+// broadcast, SpMM into row-major C.
+template <class F>
+std::size_t matrix_out_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<F>(dims, fill, rng);
+  auto B = random_operand<F>(dims, fill, rng);
+  auto D = random_operand<dense_row_major>(std::array<int, 2>{dims[1], 3}, 1.0, rng);
+  auto z = random_operand<dense_vector>(std::array<int, 1>{dims[1]}, 0.5, rng);
+  const std::string what = fname<F>() + " " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
+  const auto Ad = to_dev(A.t);
+  const auto Bd = to_dev(B.t);
+  const auto Dd = to_dev(D.t);
+  const auto zd = to_dev(z.t);
+  std::size_t bad = 0;
+  tensor<double, dense_row_major> C({dims[0], dims[1]}), M({dims[0], 3});
+  auto Cd = to_dev(C);
+  auto Md = to_dev(M);
+  compute(tensorlev::serial, C(i, j), A.t(i, j) + B.t(i, j));
+  dev_compute(Cd(i, j), Ad(i, j) + Bd(i, j));
+  bad += same_values(Cd, C.values(), "C = A + B, " + what);
+  compute(tensorlev::serial, C(i, j), A.t(i, j) - B.t(i, j) * z.t(j));
+  dev_compute(Cd(i, j), Ad(i, j) - Bd(i, j) * zd(j));
+  bad += same_values(Cd, C.values(), "C = A - B z^T, " + what);
+  compute_add(tensorlev::serial, C(i, j), A.t(i, j) * B.t(i, j));
+  dev_compute_add(Cd(i, j), Ad(i, j) * Bd(i, j));
+  bad += same_values(Cd, C.values(), "C += A .* B, " + what);
+  compute(tensorlev::serial, M(i, k), A.t(i, j) * D.t(j, k));
+  dev_compute(Md(i, k), Ad(i, j) * Dd(j, k));
+  bad += same_values(Md, M.values(), "M = A D, " + what);
+  return bad;
+}
+
+// Order-3 operands: MTTKRP into a dense matrix, TTV, an inner product.
+template <class F>
+std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& rng) {
+  auto B = random_operand<F>(dims, fill, rng);
+  auto C = random_operand<dense_row_major>(std::array<int, 2>{dims[1], 4}, 1.0, rng);
+  auto D = random_operand<dense_row_major>(std::array<int, 2>{dims[2], 4}, 1.0, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{dims[2]}, 1.0, rng);
+  const std::string what = fname<F>() + " " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                           std::to_string(dims[2]);
+  const auto Bd = to_dev(B.t);
+  const auto Cd = to_dev(C.t);
+  const auto Dd = to_dev(D.t);
+  const auto xd = to_dev(x.t);
+  std::size_t bad = 0;
+  tensor<double, dense_row_major> M({dims[0], 4}), Y({dims[0], dims[1]});
+  auto Md = to_dev(M);
+  auto Yd = to_dev(Y);
+  compute(tensorlev::serial, M(i, r), B.t(i, k, l) * C.t(k, r) * D.t(l, r));
+  dev_compute(Md(i, r), Bd(i, k, l) * Cd(k, r) * Dd(l, r));
+  bad += same_values(Md, M.values(), "MTTKRP, " + what);
+  compute(tensorlev::serial, Y(i, j), B.t(i, j, k) * x.t(k));
+  dev_compute(Yd(i, j), Bd(i, j, k) * xd(k));
+  bad += same_values(Yd, Y.values(), "TTV, " + what);
+  tensorlev::scalar<double> s_want, s_got;
+  compute(tensorlev::serial, s_want(), B.t(i, j, k) * B.t(i, j, k));
+  dev_compute(s_got(), Bd(i, j, k) * Bd(i, j, k));
+  bad += same_scalar(s_got.value(), s_want.value(), "<B, B>, " + what);
+  return bad;
+}
+
+using device_matrix_formats =
+    std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>>;
+using device_pair_formats = std::tuple<csr, coo, csc, dcsr, dense_row_major, dense_col_major>;
+using device_order3_formats = std::tuple<csf, coo_tensor<3>, dense_tensor<3>, mode_generic>;
+
+TEST(DeviceForm, EveryOutputStrategyOverMatrixFormats) {
+  std::mt19937_64 rng(1701);
+  std::size_t bad = 0;
+  for_each_format<device_matrix_formats>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : dev_shapes)
+      for (double fill : {0.0, 0.1, 0.6}) bad += matrix_case<F>(d, fill, rng);
+  });
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(DeviceForm, DenseMatrixOutputs) {
+  std::mt19937_64 rng(1702);
+  std::size_t bad = 0;
+  for_each_format<device_pair_formats>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : dev_shapes)
+      for (double fill : {0.0, 0.2}) bad += matrix_out_case<F>(d, fill, rng);
+  });
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(DeviceForm, Order3Operands) {
+  std::mt19937_64 rng(1703);
+  std::size_t bad = 0;
+  for_each_format<device_order3_formats>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{1, 1, 1}, std::array<int, 3>{1, 6, 5},
+                          std::array<int, 3>{9, 1, 4}, std::array<int, 3>{20, 7, 6}})
+      for (double fill : {0.0, 0.1, 0.5}) bad += order3_case<F>(d, fill, rng);
+  });
+  EXPECT_EQ(bad, 0u);
+}
+
+// A COO matrix with one long row among empty ones: the device chunks cut
+// its row range arithmetically and move each cut to the start of a row, so
+// no row is split between two chunks (which would race on y(i)).
+TEST(DeviceForm, CooRowsAreNeverSplit) {
+  tensorlev::coordinate_list<double, int> list({50, 400});
+  for (int c = 0; c < 400; ++c) list.push_back(std::array<int, 2>{7, c}, 1.0);
+  for (int row : {0, 8, 49}) list.push_back(std::array<int, 2>{row, 3}, 2.0);
+  const auto A = tensorlev::pack<coo>(list);
+  tensor<double, dense_vector> x({400}), y({50});
+  for (auto& v : x.values()) v = 1;
+  compute(tensorlev::serial, y(i), A(i, j) * x(j));
+  const auto Ad = to_dev(A);
+  const auto xd = to_dev(x);
+  auto yd = to_dev(tensor<double, dense_vector>({50}));
+  dev_compute(yd(i), Ad(i, j) * xd(j));
+  EXPECT_EQ(same_values(yd, y.values(), "COO, one long row"), 0u);
+}
+
+// Tensors copied to the launcher's side and back keep format and content.
+TEST(DeviceForm, CopiesKeepTheFormat) {
+  std::mt19937_64 rng(1704);
+  std::size_t bad = 0;
+  auto check = [&]<class F, std::size_t N>(std::type_identity<F>, std::array<int, N> dims) {
+    auto A = random_operand<F>(dims, 0.3, rng);
+    const auto back = to_host(to_dev(A.t));
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(back)>::format_type, F>);
+    const auto owned = tensorlev::to_owning(back);
+    bad += count_mismatches<double>(std::span<const double>(to_dense(owned)), A.d, "round trip of " + fname<F>());
+    bad += count_mismatches<double>(owned.values(), std::vector<double>(A.t.values().begin(), A.t.values().end()),
+                                    "stored values of " + fname<F>());
+  };
+  for_each_format<mode_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
+  for_each_format<derived_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
+  for_each_format<mode_order3_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 3>{4, 5, 3}); });
+  EXPECT_EQ(bad, 0u);
+}
+
+}  // namespace
