@@ -122,6 +122,12 @@ std::size_t matrix_out_case(std::array<int, 2> dims, double fill, std::mt19937_6
   compute(tensorlev::serial, M(i, k), A.t(i, j) * D.t(j, k));
   dev_compute(Md(i, k), Ad(i, j) * Dd(j, k));
   bad += same_values(Md, M.values(), "M = A D, " + what);
+  // a column-major output: chunks of a row-major operand's rows scatter
+  tensor<double, dense_col_major> Cc({dims[0], dims[1]});
+  auto Ccd = to_dev(Cc);
+  compute(tensorlev::serial, Cc(i, j), A.t(i, j) - B.t(i, j));
+  dev_compute(Ccd(i, j), Ad(i, j) - Bd(i, j));
+  bad += same_values(Ccd, Cc.values(), "column-major C = A - B, " + what);
   return bad;
 }
 
@@ -148,6 +154,12 @@ std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
   compute(tensorlev::serial, Y(i, j), B.t(i, j, k) * x.t(k));
   dev_compute(Yd(i, j), Bd(i, j, k) * xd(k));
   bad += same_values(Yd, Y.values(), "TTV, " + what);
+  // an order-3 dense output
+  tensor<double, dense_tensor<3>> Z({dims[0], dims[1], dims[2]});
+  auto Zd = to_dev(Z);
+  compute(tensorlev::serial, Z(i, j, k), B.t(i, j, k) * x.t(k) + B.t(i, j, k));
+  dev_compute(Zd(i, j, k), Bd(i, j, k) * xd(k) + Bd(i, j, k));
+  bad += same_values(Zd, Z.values(), "Z = B x + B, " + what);
   tensorlev::scalar<double> s_want, s_got;
   compute(tensorlev::serial, s_want(), B.t(i, j, k) * B.t(i, j, k));
   dev_compute(s_got(), Bd(i, j, k) * Bd(i, j, k));

@@ -972,10 +972,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static std::vector<I> outer_chunks(const Out& out, const E& e)
     requires parallel_outer
   {
-    state st = make_state(out, e);
-    cursor cs{};
-    for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
-    return chunk_bounds(st, cs);
+    const state st = make_state(out, e);
+    return chunk_bounds(st, root_cursor());
   }
 
   static state make_state(const Out& out, const E& e) {
@@ -997,8 +995,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           }(),
           ...);
     }(std::make_index_sequence<NA>{});
-    cursor cs{};
-    for (std::size_t a = 0; a < NA; ++a) cs.pos[a] = I(0), cs.hi[a] = I(1);
+    const cursor cs = root_cursor();
     if constexpr (output::builds_levels && Accumulate) {
       auto* o = std::get<0>(st.ops);
       // out += e on a sparse output is out = old + e. When e sums over
