@@ -25,3 +25,14 @@
 #define TENSORLEV_HOST_DEVICE
 #endif
 #endif
+
+/// Before a TENSORLEV_HOST_DEVICE member of a template over a storage
+/// policy whose host-only instantiations (owning storage: reference-counted
+/// vectors) are never called on a device: nvcc then does not warn that the
+/// host/device function calls a host function (the pragma holds for
+/// templated functions only). Empty for other compilers.
+#if defined(__CUDACC__) && !defined(__clang__)
+#define TENSORLEV_HD_ANY_STORAGE _Pragma("nv_exec_check_disable")
+#else
+#define TENSORLEV_HD_ANY_STORAGE
+#endif

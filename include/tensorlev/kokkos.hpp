@@ -390,6 +390,19 @@ template <class MemSpace, class V, format_type F, index_type I, storage_policy S
 // ---- the device form ---------------------------------------------------------
 
 namespace detail {
+/// The functors a kokkos_launcher hands to parallel_for and
+/// parallel_reduce: chunk c of a kernel's loop nest (f(c)), or its sum.
+template <class F>
+struct kokkos_each {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const { (void)f(static_cast<std::size_t>(c)); }
+};
+template <class F, class V>
+struct kokkos_summed {
+  F f;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, V& acc) const { acc += f(static_cast<std::size_t>(c)); }
+};
+
 /// A device launcher (execution.hpp) on Kokkos execution space Space.
 template <class Space>
 class kokkos_launcher {
@@ -429,15 +442,9 @@ class kokkos_launcher {
   using policy_t = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
   [[nodiscard]] policy_t policy(std::size_t n) const { return policy_t(space_, 0, static_cast<std::int64_t>(n)); }
   template <class F>
-  struct each {
-    F f;
-    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c) const { (void)f(static_cast<std::size_t>(c)); }
-  };
+  using each = kokkos_each<F>;
   template <class F, class V>
-  struct summed {
-    F f;
-    KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, V& acc) const { acc += f(static_cast<std::size_t>(c)); }
-  };
+  using summed = kokkos_summed<F, V>;
   Space space_;
   mutable std::vector<Kokkos::View<unsigned char*, memory_space>> kept_;
 };

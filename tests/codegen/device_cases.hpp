@@ -128,6 +128,15 @@ std::size_t matrix_out_case(std::array<int, 2> dims, double fill, std::mt19937_6
   compute(tensorlev::serial, Cc(i, j), A.t(i, j) - B.t(i, j));
   dev_compute(Ccd(i, j), Ad(i, j) - Bd(i, j));
   bad += same_values(Ccd, Cc.values(), "column-major C = A - B, " + what);
+  if constexpr (concordant_pair<F, dcsr>) {
+    // against a DCSR operand: a merged outer loop for sparse-outer F (DCSR,
+    // COO), cut by coordinate
+    auto H = random_operand<dcsr>(dims, fill, rng);
+    const auto Hd = to_dev(H.t);
+    compute(tensorlev::serial, C(i, j), A.t(i, j) - 2.0 * H.t(i, j));
+    dev_compute(Cd(i, j), Ad(i, j) - 2.0 * Hd(i, j));
+    bad += same_values(Cd, C.values(), "C = A - 2 H (DCSR H), " + what);
+  }
   return bad;
 }
 

@@ -300,6 +300,103 @@ TEST(Parallel, SchedulesAndFormatPairs) {
   EXPECT_EQ(bad, 0u);
 }
 
+// Merged outer loops (A + B over sparse rows, a sparse vector plus a dense
+// one) are cut by coordinate: each chunk owns a range of i and every
+// iterator narrows to it by binary search (stmt::outer_cut_by_coord).
+static_assert(par_of<out_ij<dense_row_major>, add_expr<mat<dcsr>, mat<dcsr>>> == par_kind::rows);
+static_assert(par_of<out_ij<dense_row_major>, add_expr<mat<coo>, mat<dcsr>>> == par_kind::rows);
+static_assert(par_of<out_ij<csr>, add_expr<mat<dcsr>, mat<coo>>> == par_kind::append);
+static_assert(par_of<tensorlev::access<scalar<double>>, add_expr<mat<dcsr>, mat<dcsr>>> == par_kind::scalar);
+static_assert(par_of<vec_i, add_expr<tensorlev::access<const tensor<double, sparse_vector>, 'i'>,
+                                     tensorlev::access<const tensor<double, sparse_vector>, 'i'>>> == par_kind::rows);
+static_assert(tensorlev::cg::kernel<out_ij<dense_row_major>, add_expr<mat<dcsr>, mat<dcsr>>, false, 0>::cut_by_coord);
+static_assert(!tensorlev::cg::kernel<out_ij<dense_row_major>, add_expr<mat<csr>, mat<csr>>, false, 0>::cut_by_coord);
+// A hashed operand is located, not merged (the loop merges a counter over
+// i with the sparse vector): cut by coordinate too.
+static_assert(par_of<vec_i, add_expr<tensorlev::access<const tensor<double, hash_vector>, 'i'>,
+                                     tensorlev::access<const tensor<double, sparse_vector>, 'i'>>> == par_kind::rows);
+
+template <class FA, class FB>
+std::size_t merged_outer_case(std::array<int, 2> d, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(d, fill, rng);
+  auto B = random_operand<FB>(d, fill, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{d[1]}, 1.0, rng);
+  const std::string what = fname<FA>() + " and " + fname<FB>() + " " + std::to_string(d[0]) + "x" +
+                           std::to_string(d[1]) + " fill " + std::to_string(fill);
+  const auto n = static_cast<std::size_t>(d[0]) * static_cast<std::size_t>(d[1]);
+  const auto cols = static_cast<std::size_t>(d[1]);
+  // Dense references from the operands' expansions.
+  std::vector<double> diff(n), sum2(n), mixed(n), y(static_cast<std::size_t>(d[0]));
+  double total = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    diff[p] = A.d[p] - B.d[p];
+    sum2[p] = A.d[p] + 2.0 * B.d[p];
+    mixed[p] = -A.d[p] + B.d[p] * B.d[p];
+    total += A.d[p] + B.d[p];
+    y[p / cols] += (A.d[p] - B.d[p]) * x.d[p % cols];
+  }
+  std::size_t bad = 0;
+  tensor<double, dense_row_major> O({d[0], d[1]});
+  compute(test_executor(), O(i, j), A.t(i, j) - B.t(i, j));
+  bad += count_mismatches<double>(O.values(), diff, "A - B, " + what);
+  compute_add(test_executor(), O(i, j), A.t(i, j) + 3.0 * B.t(i, j));
+  std::vector<double> acc = diff;
+  for (std::size_t p = 0; p < n; ++p) acc[p] += A.d[p] + 3.0 * B.d[p];
+  bad += count_mismatches<double>(O.values(), acc, "+= A + 3B, " + what);
+  compute(test_executor(), O(i, j), -A.t(i, j) + B.t(i, j) * B.t(i, j));
+  bad += count_mismatches<double>(O.values(), mixed, "-A + B .* B, " + what);
+  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({d[0], d[1]}));
+  compute(test_executor(), C(i, j), A.t(i, j) + 2.0 * B.t(i, j));
+  bad += count_mismatches<double>(std::span<const double>(to_dense(C)), sum2, "CSR = A + 2B, " + what);
+  tensor<double, csr> C_serial = pack<csr>(coordinate_list<double, int>({d[0], d[1]}));
+  C_serial(i, j) = A.t(i, j) + 2.0 * B.t(i, j);
+  bad += differ_stored(C, C_serial, "CSR = A + 2B, " + what);
+  tensor<double, dense_vector> yv({d[0]});
+  compute(test_executor(), yv(i), A.t(i, j) * x.t(j) - B.t(i, j) * x.t(j));
+  bad += count_mismatches<double>(yv.values(), y, "A x - B x, " + what);
+  scalar<double> s;
+  compute(test_executor(), s(), A.t(i, j) + B.t(i, j));
+  if (s.value() != total) ++bad, ADD_FAILURE() << "sum(A + B), " << what << ": " << s.value() << " vs " << total;
+  return bad;
+}
+
+TEST(Parallel, MergedOuterLoops) {
+  std::mt19937_64 rng(508);
+  std::size_t bad = 0;
+  const long before = chunks_run();
+  using outer_formats = std::tuple<dcsr, coo, csr, dense_row_major>;
+  for_each_format<outer_formats>([&]<class FA>(std::type_identity<FA>) {
+    for_each_format<outer_formats>([&]<class FB>(std::type_identity<FB>) {
+      for (const auto& d : shapes)
+        for (double fill : {0.0, 0.02, 0.3}) bad += merged_outer_case<FA, FB>(d, fill, rng);
+    });
+  });
+  // Sparse vectors (and a hashed one): z = a - 2 b, dense and sparse z.
+  for (int n : {0, 1, 7, 3000}) {
+    for (double fill : {0.0, 0.01, 0.5}) {
+      auto a = random_operand<sparse_vector>(std::array<int, 1>{n}, fill, rng);
+      auto h = random_operand<hash_vector>(std::array<int, 1>{n}, fill, rng);
+      auto b = random_operand<sparse_vector>(std::array<int, 1>{n}, fill, rng);
+      const std::string what = "sparse vectors, n " + std::to_string(n) + " fill " + std::to_string(fill);
+      std::vector<double> ref(static_cast<std::size_t>(n));
+      for (std::size_t p = 0; p < ref.size(); ++p) ref[p] = a.d[p] - 2.0 * b.d[p];
+      tensor<double, dense_vector> z({n});
+      compute(test_executor(), z(i), a.t(i) - 2.0 * b.t(i));
+      bad += count_mismatches<double>(z.values(), ref, "z = a - 2b, " + what);
+      tensor<double, sparse_vector> zs = pack<sparse_vector>(coordinate_list<double, int>({n}));
+      compute(test_executor(), zs(i), a.t(i) - 2.0 * b.t(i));
+      bad += count_mismatches<double>(std::span<const double>(to_dense(zs)), ref, "sparse z = a - 2b, " + what);
+      for (std::size_t p = 0; p < ref.size(); ++p) ref[p] = h.d[p] + b.d[p];
+      compute(test_executor(), z(i), h.t(i) + b.t(i));
+      bad += count_mismatches<double>(z.values(), ref, "z = hashed + b, " + what);
+    }
+  }
+  EXPECT_EQ(bad, 0u);
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before, 10000) << "merged outer loops were not split into chunks";
+  }
+}
+
 TEST(Parallel, SparseOutputs) {
   std::mt19937_64 rng(506);
   std::size_t bad = 0;
@@ -356,8 +453,9 @@ using out_ddc = tensorlev::access<tensor<double, dense_dense_compressed>, 'i', '
 template <class F>
 using in_ikl = tensorlev::access<const tensor<double, F>, 'i', 'k', 'l'>;
 static_assert(par_of<out_ddc, add_expr<in_ikl<dense_sparse_sparse>, in_ikl<dense_sparse_sparse>>> == par_kind::append);
-// (CSF + dense-CSF merges a compressed and a dense outer level: serial.)
-static_assert(par_of<out_ddc, add_expr<in_ikl<csf>, in_ikl<dense_sparse_sparse>>> == par_kind::none);
+// CSF + dense-CSF merges a compressed and a dense outer level: cut by
+// coordinate (stmt::outer_cut_by_coord).
+static_assert(par_of<out_ddc, add_expr<in_ikl<csf>, in_ikl<dense_sparse_sparse>>> == par_kind::append);
 static_assert(par_of<out_ddc, mul_expr<mul_expr<in_ikl<csf>, tensorlev::access<const tensor<double, dense_row_major>,
                                                                                 'i', 'r'>>,
                                        tensorlev::access<const tensor<double, dense_row_major>, 'l', 'r'>>> ==

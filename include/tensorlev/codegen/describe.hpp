@@ -26,8 +26,9 @@ class scalar {
   using value_type = V;
   scalar() = default;
   explicit scalar(V v) : value_(v) {}
-  [[nodiscard]] const V& value() const noexcept { return value_; }
-  [[nodiscard]] V& value() noexcept { return value_; }
+  // (Read by generated kernels, on a device too.)
+  [[nodiscard]] TENSORLEV_HOST_DEVICE const V& value() const noexcept { return value_; }
+  [[nodiscard]] TENSORLEV_HOST_DEVICE V& value() noexcept { return value_; }
   operator V() const noexcept { return value_; }  // NOLINT: a scalar reads as its value
   access<scalar> operator()() noexcept { return access<scalar>(this); }
   access<const scalar> operator()() const noexcept { return access<const scalar>(this); }

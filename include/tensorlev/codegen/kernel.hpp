@@ -225,6 +225,9 @@ constexpr auto output_policy_of() {
     return std::type_identity<stream_output<S>>{};
 }
 
+template <class Out, class E, bool Accumulate, int Pre, int... Order>
+struct device_chunk_fn;
+
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   using base = stmt<Out, E, Accumulate, Pre, Order...>;
@@ -393,7 +396,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
         }(std::make_index_sequence<NM>{});
         if constexpr (Dp == 0 && Abs == 0 && par != par_kind::none) {
-          if (st.chunked) cur[0] = st.chunk_lo, end[0] = st.chunk_hi;
+          if (st.chunked) {
+            if constexpr (cut_by_coord) {
+              [&]<std::size_t... S>(std::index_sequence<S...>) {
+                ((cur[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_lo),
+                  end[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_hi)),
+                 ...);
+              }(std::make_index_sequence<NM>{});
+            } else {
+              cur[0] = st.chunk_lo, end[0] = st.chunk_hi;
+            }
+          }
         }
         [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
           (point<Dp, Abs, Pt>(st, cs, tgt, cur, end), ...);
@@ -704,10 +717,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static constexpr par_kind par = output::par;
   static constexpr bool parallel_outer = par != par_kind::none;
   static constexpr bool direct_store = output::direct_store;
+  // Whether chunks are ranges of loop 0's variable rather than of its one
+  // iterator's positions (a merged outer loop: stmt::outer_cut_by_coord).
+  static constexpr bool cut_by_coord = parallel_outer && base::outer_cut_by_coord;
   // Whether chunk boundaries must move to the start of a run of equal
   // coordinates (the outer loop iterates positions of a non-unique level).
   static constexpr bool align_chunks = [] {
-    if (!parallel_outer) return false;
+    if (!parallel_outer || cut_by_coord) return false;
     const loop_plan p = plan_loop(D, O, 0, 0);
     if (p.nm == 0 || p.merged[0] < 0) return false;
     return !D.acc[p.it[p.merged[0]].acc].lev[p.it[p.merged[0]].lev].unique;
@@ -719,7 +735,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // equal coordinates.
   static std::vector<I> chunk_bounds(const state& st, const cursor& cs) {
     I lo{}, hi{};
-    init_slot<0, 0, 0>(st, cs, lo, hi);
+    outer_range(st, cs, lo, hi);
     if (hi <= lo) return {};
     const auto range = static_cast<std::size_t>(hi - lo);
     const std::size_t n = range < max_chunks ? range : max_chunks;
@@ -731,6 +747,33 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         bounds[c] = align_bound(st, bounds[c] > bounds[c - 1] ? bounds[c] : bounds[c - 1], lo, hi);
     }
     return bounds;
+  }
+
+  // The range chunks cut: loop 0's iterator's positions, or the values of
+  // its variable when loop 0 is merged (cut_by_coord).
+  TENSORLEV_HOST_DEVICE static void outer_range(const state& st, const cursor& cs, I& lo, I& hi) {
+    if constexpr (cut_by_coord) {
+      lo = I(0), hi = st.extent[var_index(plan<0, 0>.var)];
+    } else {
+      init_slot<0, 0, 0>(st, cs, lo, hi);
+    }
+  }
+
+  // The first position in [lo, hi) of loop 0's merged slot S whose
+  // coordinate is at least c (hi if none): coordinates are ordered along
+  // positions (stmt::outer_cut_by_coord), so a binary search.
+  template <std::size_t S>
+  TENSORLEV_HOST_DEVICE static I first_at_least(const state& st, I lo, I hi, I c) {
+    while (lo < hi) {
+      const I mid = lo + (hi - lo) / 2;
+      I at{};
+      slot_coord<0, 0, S>(st, mid, at);
+      if (at < c)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
   }
 
   // Boundary b of loop 0's range [lo, hi) moved forward to the start of a
@@ -798,7 +841,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   TENSORLEV_HOST_DEVICE static bool cut_range(const state& st, const cursor& cs, std::size_t c, std::size_t n, I& a,
                                               I& b) {
     I lo{}, hi{};
-    init_slot<0, 0, 0>(st, cs, lo, hi);
+    outer_range(st, cs, lo, hi);
     if (hi <= lo) return false;
     const auto range = static_cast<std::uint64_t>(hi - lo);
     const std::uint64_t q = range / n, r = range % n, c1 = c + 1;
@@ -835,18 +878,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     loop<0, 0>(local, root_cursor(), acc);
     return acc;
   }
-  // Functors a launcher runs for chunk c: device_chunk (n chunks) or
+  // What a launcher runs for chunk c of n: device_chunk (n chunks) or
   // device_whole (n = 1).
-  struct chunk_fn {
-    state st;
-    std::size_t n;
-    TENSORLEV_HOST_DEVICE V operator()(std::size_t c) const {
-      if constexpr (parallel_outer)
-        return device_chunk(st, c, n);
-      else
-        return device_whole(st);
-    }
-  };
+  TENSORLEV_HOST_DEVICE static V device_call(const state& st, std::size_t c, std::size_t n) {
+    if constexpr (parallel_outer)
+      return device_chunk(st, c, n);
+    else
+      return (void)c, (void)n, device_whole(st);
+  }
+  using chunk_fn = device_chunk_fn<Out, E, Accumulate, int{Pre}, int{Order}...>;
   [[nodiscard]] static chunk_fn device_fn(const state& st) {
     if constexpr (parallel_outer)
       return chunk_fn{st, device_chunks(st)};
@@ -1248,6 +1288,20 @@ template <char... O, char P>
 struct schedule_args<loop_order<O...>, precompute_t<P>> {
   using order = loop_order<O...>;
   using pre = precompute_t<P>;
+};
+
+// The functor a device launcher runs for chunk c of a kernel's loop nest.
+// It names its kernel with int template arguments: as a char, "no
+// precompute" (0) is a NUL byte in nvcc's __PRETTY_FUNCTION__, which cuts
+// Kokkos 4's compile-time parse of a functor's type name short (a
+// static_assert in Kokkos::Impl::type_name). Types the launcher sees must
+// therefore not carry a kernel's char arguments.
+template <class Out, class E, bool Accumulate, int Pre, int... Order>
+struct device_chunk_fn {
+  using K = kernel<Out, E, Accumulate, static_cast<char>(Pre), static_cast<char>(Order)...>;
+  typename K::state st;
+  std::size_t n;
+  TENSORLEV_HOST_DEVICE typename K::V operator()(std::size_t c) const { return K::device_call(st, c, n); }
 };
 
 }  // namespace cg

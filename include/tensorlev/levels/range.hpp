@@ -56,6 +56,7 @@ class range_level {
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
 
   /// @pre anc.depth() >= 1 and anc.up(1) indexes the offsets.
+  TENSORLEV_HD_ANY_STORAGE
   [[nodiscard]] TENSORLEV_HOST_DEVICE bounds<I> coord_bounds(ancestors<I> anc) const noexcept {
     const I off = offsets_[static_cast<std::size_t>(anc.up(1))];
     const I lo = off < 0 ? I(-off) : I(0);

@@ -207,7 +207,30 @@ struct stmt {
   // a non-unique level (COO's rows) is cut between runs of equal
   // coordinates, which are contiguous only if the level is ordered. Each
   // output policy then decides what keeps the chunks apart (its `par`).
+  //
+  // A merged loop 0 (several iterators or lattice points: A + B over
+  // compressed rows, a sparse vector plus a dense one) is cut by coordinate
+  // instead (outer_cut_by_coord): each chunk owns a range of loop 0's
+  // variable, and every iterator narrows its range to the positions with
+  // coordinates in it by binary search. That needs every merged level
+  // ordered and without holes (positions that hold no coordinate), and no
+  // merged output level.
+  static constexpr bool outer_cut_by_coord = [] {
+    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
+    const loop_plan p = plan_loop(D, O, 0, 0);
+    if (p.zero || p.error != plan_error::none || (p.nm == 1 && p.np == 1) || p.computed >= 0) return false;
+    for (std::size_t s = 0; s < p.nm; ++s) {
+      if (p.merged[s] == -2) return false;
+      if (p.merged[s] >= 0) {
+        const iter_desc& it = p.it[p.merged[s]];
+        if (it.acc == 0 || it.may_miss) return false;
+        if (!it.coord && !D.acc[it.acc].lev[it.lev].ordered) return false;
+      }
+    }
+    return true;
+  }();
   static constexpr bool outer_splittable = [] {
+    if (outer_cut_by_coord) return true;
     if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
     const loop_plan p = plan_loop(D, O, 0, 0);
     if (p.zero || p.error != plan_error::none || p.nm != 1 || p.np != 1 || p.merged[0] == -2 || p.computed >= 0)
@@ -222,6 +245,17 @@ struct stmt {
   // loop 0 then own disjoint parts of the output.
   static constexpr bool rows_first =
       D.acc[0].nlev > 0 && D.acc[0].lev[0].var == O.vars[0] && dense_level_desc(D.acc[0].lev[0]);
+};
+
+// A device launcher's zero fill of n values (a namespace-scope functor: see
+// device_chunk_fn in kernel.hpp for why launched types name no kernel).
+template <class V>
+struct zero_fill_fn {
+  V* values;
+  TENSORLEV_HOST_DEVICE V operator()(std::size_t c) const {
+    values[c] = V{};
+    return V{};
+  }
 };
 
 // The policy interface, with what a policy that needs nothing does.

@@ -79,14 +79,6 @@ struct located_output : output_base<S> {
       slot += value;
   }
 
-  struct zero_fn {
-    V* values;
-    TENSORLEV_HOST_DEVICE V operator()(std::size_t c) const {
-      values[c] = V{};
-      return V{};
-    }
-  };
-
   // The device form (kernel::run_device): zero-fill where the launcher
   // runs, then one launch of the loop nest in chunks of loop 0 (disjoint
   // rows, or atomic adds for scatter chunks), or on one thread where loop 0
@@ -97,7 +89,7 @@ struct located_output : output_base<S> {
                   "tensorlev: the device form's scatter output must add atomically (atomic_borrowed storage)");
     if constexpr (!S::accumulate && !direct_store) {
       const auto vals = std::get<0>(host.ops)->values();
-      if (!vals.empty()) dev.for_each(vals.size(), zero_fn{vals.data()});
+      if (!vals.empty()) dev.for_each(vals.size(), zero_fill_fn<V>{vals.data()});
     }
     const auto fn = K::device_fn(st);
     dev.for_each(fn.n, fn);

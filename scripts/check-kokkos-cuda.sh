@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The device-form tests built for Kokkos::Cuda (the cases of
+# tests/codegen/device_cases.hpp on Kokkos::Cuda, tensors in CudaSpace), with
+# Kokkos 4.6.99's CUDA back end for Hopper (sm_90) and its nvcc_wrapper as
+# tensorlev's C++ compiler. No GPU is needed.
+#
+#   scripts/check-kokkos-cuda.sh [build-dir]
+#       compile only (what CI runs): Kokkos is configured from
+#       ../shared/vendor/kokkos-4.6.99.tar.gz but not built (its build tree
+#       is a CMake package: the headers and KokkosCore_config.h), and the
+#       test's object file is compiled against it. Minutes instead of the
+#       library's build; linking is left to --run.
+#   scripts/check-kokkos-cuda.sh --run [build-dir]
+#       on a machine with a GPU: Kokkos built and installed with CUDA
+#       (scripts/build-kokkos.sh --kokkos4 --cuda, cached under ~/.cache),
+#       the device tests linked and run on the GPU (ctest -R kokkos.device_form).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+run=0
+if [ "${1:-}" = "--run" ]; then
+  run=1
+  shift
+fi
+build=${1:-$root/build-kokkos-cuda}
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+command -v nvcc >/dev/null || { echo "check-kokkos-cuda: no nvcc on PATH or in /usr/local/cuda/bin" >&2; exit 1; }
+jobs=$(nproc)
+object=tests/kokkos/CMakeFiles/test_kokkos_device_cuda.dir/device.cpp.o
+if ((run)); then
+  kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 --cuda | tail -1)
+  kokkos_args=("-DKokkos_ROOT=$kokkos")
+  wrapper=$kokkos/bin/nvcc_wrapper
+else
+  tarball=${TENSORLEV_KOKKOS4_TARBALL:-$root/../shared/vendor/kokkos-4.6.99.tar.gz}
+  [ -f "$tarball" ] || { echo "check-kokkos-cuda: no $tarball (see ../shared/vendor/README.md)" >&2; exit 1; }
+  src=$build/kokkos-4.6.99
+  if [ ! -f "$src/CMakeLists.txt" ]; then
+    mkdir -p "$build"
+    tar -xzf "$tarball" -C "$build"
+  fi
+  wrapper=$src/bin/nvcc_wrapper
+  # The same configuration as scripts/build-kokkos.sh --kokkos4 --cuda.
+  cmake -S "$src" -B "$build/kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=20 \
+    -DKokkos_ENABLE_CUDA=ON -DKokkos_ARCH_HOPPER90=ON -DKokkos_ENABLE_SERIAL=ON "-DCMAKE_CXX_COMPILER=$wrapper" \
+    -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON >/dev/null
+  kokkos=$build/kokkos
+  kokkos_args=("-DKokkos_DIR=$kokkos")
+fi
+device_tests=OFF
+((run)) && device_tests=ON
+cmake -S "$root" -B "$build/tensorlev" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_COMPILER=$wrapper" \
+  -DTENSORLEV_KOKKOS=ON "${kokkos_args[@]}" -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_WARNINGS_AS_ERRORS=ON \
+  "-DTENSORLEV_DEVICE_TESTS=$device_tests" >/dev/null
+grep -Eq "^Kokkos_DIR:[A-Z]+=$kokkos" "$build/tensorlev/CMakeCache.txt" ||
+  { echo "check-kokkos-cuda: tensorlev is not configured against $kokkos" >&2; exit 1; }
+grep -q "KOKKOS_ENABLE_CUDA$" "$(find "$kokkos" -name KokkosCore_config.h | head -1)" ||
+  { echo "check-kokkos-cuda: $kokkos has no CUDA back end" >&2; exit 1; }
+if ((run)); then
+  cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda test_kokkos_device_serial
+  ctest --test-dir "$build/tensorlev" --output-on-failure -R '^kokkos[.]device_form[.]'
+else
+  cmake --build "$build/tensorlev" -j "$jobs" --target "$object"
+  [ -s "$build/tensorlev/$object" ] || { echo "check-kokkos-cuda: $object was not written" >&2; exit 1; }
+  # The object holds device code for sm_90 (a fatbin section), not host code only.
+  objdump -h "$build/tensorlev/$object" >"$build/sections.txt"
+  grep -q '\.nv_fatbin' "$build/sections.txt" ||
+    { echo "check-kokkos-cuda: $object has no .nv_fatbin section (no device code)" >&2; exit 1; }
+  echo "check-kokkos-cuda: test_kokkos_device_cuda compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs it)"
+fi
