@@ -6,6 +6,8 @@
 // included.
 #pragma once
 
+#include <algorithm>
+
 #include "common.hpp"
 #include "tensorlev/execution.hpp"
 
@@ -66,10 +68,29 @@ static_assert(par_of<out_ij<csr>, mul_expr<mul_expr<mat<csr>, tensorlev::access<
                                                                                   'i', 'k'>>,
                                            tensorlev::access<const tensor<double, dense_row_major>, 'j', 'k'>>> ==
               par_kind::append);
-static_assert(par_of<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
-static_assert(par_of<out_ij<hash_rows>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
+// DCSR and COO outputs (assembled level by level in order): chunks count
+// their positions per level, a scan places them.
+static_assert(par_of<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>> == par_kind::assemble);
+static_assert(par_of<out_ij<coo>, add_expr<mat<csr>, mat<csr>>> == par_kind::assemble);
+static_assert(par_of<out_ij<dcsr>, add_expr<mat<dcsr>, mat<coo>>> == par_kind::assemble);
+// (AoS COO's singleton lane has no sized append: serial.)
+static_assert(par_of<out_ij<coo_aos>, add_expr<mat<csr>, mat<csr>>> == par_kind::none);
+// Streamed outputs (derived level maps; SpGEMM i, j, k into DCSR): a list
+// per chunk, joined in chunk order, packed.
+static_assert(par_of<out_ij<ell>, add_expr<mat<csr>, mat<csr>>> == par_kind::stream);
+static_assert(par_of<out_ik<dcsr>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>, mat_jk<csr>>> ==
+              par_kind::stream);
+// Hashed rows: chunks own their rows' buckets.
+static_assert(par_of<out_ij<hash_rows>, add_expr<mat<csr>, mat<csr>>> == par_kind::insert);
+static_assert(par_of<out_ij<hash_rows>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'k'>,
+                                                tensorlev::access<const tensor<double, csr>, 'k', 'j'>>> ==
+              par_kind::insert);
+// A hash vector's one level has a single parent: serial.
+static_assert(par_of<tensorlev::access<tensor<double, hash_vector>, 'i'>,
+                     add_expr<tensorlev::access<const tensor<double, sparse_vector>, 'i'>,
+                              tensorlev::access<const tensor<double, sparse_vector>, 'i'>>> == par_kind::none);
 static_assert(splits_outer_loop_v<vec_i, mul_expr<mat<csc>, vec_j>>);
-static_assert(!splits_outer_loop_v<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>>);
+static_assert(splits_outer_loop_v<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>>);
 
 // Sparse results must match the serial ones in storage, not only in value:
 // the same positions, coordinates and values.
@@ -82,11 +103,27 @@ std::size_t differ_stored(const T& got, const T& want, const std::string& what) 
     return bad + 1;
   }
   bad += differ<double>(got.values(), want.values(), what + ", stored values");
-  if constexpr (std::is_same_v<typename T::format_type, csr>) {
-    const auto& g = std::get<1>(got.levels());
-    const auto& w = std::get<1>(want.levels());
-    if (g.pos() != w.pos() || g.crd() != w.crd()) ++bad, ADD_FAILURE() << what << ": pos/crd differ from serial";
-  }
+  // every level's arrays (pos and crd where the level has them)
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (
+        [&] {
+          const auto& g = std::get<K>(got.levels());
+          const auto& w = std::get<K>(want.levels());
+          if constexpr (requires { g.pos(); }) {
+            if (!std::ranges::equal(g.pos(), w.pos()))
+              ++bad, ADD_FAILURE() << what << ": level " << K << " pos differs from serial";
+          }
+          if constexpr (requires { g.seg(); }) {
+            if (!std::ranges::equal(g.seg(), w.seg()))
+              ++bad, ADD_FAILURE() << what << ": level " << K << " segments differ from serial";
+          }
+          if constexpr (requires { g.crd(); }) {
+            if (!std::ranges::equal(g.crd(), w.crd()))
+              ++bad, ADD_FAILURE() << what << ": level " << K << " crd differs from serial";
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<T::num_levels>{});
   return bad;
 }
 
@@ -267,9 +304,19 @@ std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& 
 }
 
 // Schedules on an executor: an explicit loop order (j outer: a scatter) and
-// precompute (runs serially on any executor); element-wise sums and
-// products over mixed format pairs into a dense output (merged outer loops
-// for DCSR stay serial).
+// precompute (cut above the loop where the terms split); element-wise sums
+// and products over mixed format pairs into a dense output (merged outer
+// loops for DCSR, cut by coordinate).
+template <class Out, class E, char P>
+constexpr auto par_pre = tensorlev::cg::kernel<Out, E, false, P>::converted::par;
+static_assert(par_pre<out_ij<csr>, add_expr<mat<csr>, mat<coo>>, 'j'> == par_kind::append);
+static_assert(par_pre<out_ij<dense_row_major>, add_expr<mat<csr>, mat<coo>>, 'j'> == par_kind::rows);
+static_assert(par_pre<out_ik<csr>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>, mat_jk<csr>>,
+                      'k'> == par_kind::append);
+// precompute over the outer variable: the terms split at loop 0 (serial)
+static_assert(par_pre<vec_i, add_expr<tensorlev::access<const tensor<double, sparse_vector>, 'i'>,
+                                      tensorlev::access<const tensor<double, sparse_vector>, 'i'>>,
+                      'i'> == par_kind::none);
 TEST(Parallel, SchedulesAndFormatPairs) {
   std::mt19937_64 rng(507);
   std::size_t bad = 0;
@@ -289,6 +336,15 @@ TEST(Parallel, SchedulesAndFormatPairs) {
     p_want(i, j) = A.t(i, j) + B.t(i, j) - 2.0 * C.t(i, j);
     compute(test_executor(), p_got(i, j), A.t(i, j) + B.t(i, j) - 2.0 * C.t(i, j), tensorlev::precompute(j));
     bad += differ_stored(p_got, p_want, "precomputed A + B - 2C" + what);
+    tensor<double, dense_row_major> q_want({d[0], d[1]}), q_got({d[0], d[1]});
+    q_want(i, j) = A.t(i, j) - B.t(i, j) * 3.0 + C.t(i, j);
+    compute(test_executor(), q_got(i, j), A.t(i, j) - B.t(i, j) * 3.0 + C.t(i, j), tensorlev::precompute(j));
+    bad += differ<double>(q_got.values(), q_want.values(), "dense precomputed A - 3B + C" + what);
+    auto Bt = random_operand<csr>(std::array<int, 2>{d[1], 5}, 0.3, rng);
+    tensor<double, csr> g_want = pack<csr>(coordinate_list<double, int>({d[0], 5})), g_got = g_want;
+    g_want(i, k) = A.t(i, j) * Bt.t(j, k);
+    compute(test_executor(), g_got(i, k), A.t(i, j) * Bt.t(j, k), tensorlev::precompute(k));
+    bad += differ_stored(g_got, g_want, "Gustavson SpGEMM" + what);
     tensor<double, dense_row_major> e_want({d[0], d[1]}), e_got({d[0], d[1]});
     e_want(i, j) = A.t(i, j) + B.t(i, j) * Hc.t(i, j) - C.t(i, j);
     compute(test_executor(), e_got(i, j), A.t(i, j) + B.t(i, j) * Hc.t(i, j) - C.t(i, j));
@@ -406,13 +462,75 @@ TEST(Parallel, SparseOutputs) {
   if (chunks_run() >= 0) {
     EXPECT_GT(chunks_run() - before, 1000) << "CSR outputs were not assembled in chunks";
   }
+  const long before_assembled = chunks_run();
   for (const auto& d : shapes)
     for (double fill : {0.0, 0.1}) {
       bad += sparse_out_case<dcsr>(d, fill, rng);
-      bad += sparse_out_case<hash_rows>(d, fill, rng);
       bad += sparse_out_case<coo>(d, fill, rng);
     }
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before_assembled, 1000) << "DCSR and COO outputs were not assembled in chunks";
+  }
+  const long before_inserted = chunks_run();
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1, 0.6}) bad += sparse_out_case<hash_rows>(d, fill, rng);
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before_inserted, 1000) << "hashed-row outputs were not inserted in chunks";
+  }
+  const long before_streamed = chunks_run();
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1}) {
+      bad += sparse_out_case<ell>(d, fill, rng);
+      bad += sparse_out_case<bcsr<2>>(d, fill, rng);
+    }
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before_streamed, 1000) << "ELL and BCSR outputs were not streamed in chunks";
+  }
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1}) bad += sparse_out_case<coo_aos>(d, fill, rng);
   EXPECT_EQ(bad, 0u);
+}
+
+// Order-3 outputs assembled level by level (CSF, COO), from pairs of
+// order-3 formats, against the dense expansion and the serial storage.
+template <class FO, class FA, class FB>
+std::size_t order3_assembled_case(std::array<int, 3> d, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(d, fill, rng);
+  auto B = random_operand<FB>(d, fill, rng);
+  const std::string what = fname<FA>() + " and " + fname<FB>() + " into " + fname<FO>() + " " +
+                           std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  const tensor<double, FO> empty = pack<FO>(coordinate_list<double, int>({d[0], d[1], d[2]}));
+  tensor<double, FO> want = empty, got = empty;
+  want(i, k, l) = A.t(i, k, l) - 2.0 * B.t(i, k, l);
+  compute(test_executor(), got(i, k, l), A.t(i, k, l) - 2.0 * B.t(i, k, l));
+  std::vector<double> ref(A.d.size());
+  for (std::size_t p = 0; p < ref.size(); ++p) ref[p] = A.d[p] - 2.0 * B.d[p];
+  std::size_t bad = count_mismatches<double>(std::span<const double>(to_dense(got)), ref, "A - 2B, " + what);
+  bad += differ_stored(got, want, "A - 2B, " + what);
+  want(i, k, l) = A.t(i, k, l) * B.t(i, k, l) + A.t(i, k, l);
+  compute(test_executor(), got(i, k, l), A.t(i, k, l) * B.t(i, k, l) + A.t(i, k, l));
+  bad += differ_stored(got, want, "A .* B + A, " + what);
+  return bad;
+}
+
+TEST(Parallel, Order3AssembledOutputs) {
+  std::mt19937_64 rng(509);
+  std::size_t bad = 0;
+  const long before = chunks_run();
+  using in3 = std::tuple<csf, coo_tensor<3>, dense_sparse_sparse>;
+  for_each_format<std::tuple<csf, coo_tensor<3>>>([&]<class FO>(std::type_identity<FO>) {
+    for_each_format<in3>([&]<class FA>(std::type_identity<FA>) {
+      for_each_format<in3>([&]<class FB>(std::type_identity<FB>) {
+        for (const auto& d : {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{1, 1, 1}, std::array<int, 3>{1, 6, 5},
+                              std::array<int, 3>{9, 1, 4}, std::array<int, 3>{1500, 3, 4}})
+          for (double fill : {0.0, 0.1, 0.7}) bad += order3_assembled_case<FO, FA, FB>(d, fill, rng);
+      });
+    });
+  });
+  EXPECT_EQ(bad, 0u);
+  if (chunks_run() >= 0) {
+    EXPECT_GT(chunks_run() - before, 1000) << "CSF and COO outputs were not assembled in chunks";
+  }
 }
 
 template <class F>

@@ -371,11 +371,22 @@ std::string print_kernel(std::vector<std::string> names) {
     constexpr P par = Kernel::par;
     pr.line(0, std::string("// on a parallel executor: the ") + pr.var_name(o.vars[0]) + " loop runs in chunks" +
                    (Kernel::align_chunks ? " cut between runs of equal coordinates" : "") +
+                   (Kernel::cut_by_coord ? " cut by ranges of " + pr.var_name(o.vars[0]) +
+                                               " (each iterator finds its part by binary search)"
+                                         : std::string()) +
                    (par == P::scalar    ? ", one partial sum each, added in chunk order"
                     : par == P::rows    ? ", each writing its own rows"
                     : par == P::scatter ? ", each adding into a private copy of the output; the copies are "
                                           "added afterwards"
-                                        : ", each collecting its entries; a scan of their counts places them"));
+                    : par == P::stream ? ", each collecting its own (coordinates, value) list; the lists are "
+                                         "joined in chunk order and packed"
+                    : par == P::insert
+                        ? ", each owning its rows: counting their distinct coordinates (a marker array per "
+                          "running chunk), then inserting into their own buckets"
+                    : par == P::assemble
+                        ? ", each counting its positions per level; a scan of the counts places every "
+                          "chunk's entries, assembled again in place"
+                        : ", each collecting its entries; a scan of their counts places them"));
   } else
     pr.line(0, "// on a parallel executor: serial (the outer loop cannot be split without races)");
   if (o.out == out_kind::scalar) {

@@ -66,17 +66,29 @@ class singleton_level {
     crd_.clear();
     crd_.reserve(static_cast<std::size_t>(size));
   }
+  void append_init_sized(I, I size)
+    requires S::growable
+  {
+    crd_.assign(static_cast<std::size_t>(size), crd_type(0));
+  }
   void append_coord(I p, I i)
     requires S::growable
   {
     detail::put_at(crd_, p, static_cast<crd_type>(i));
   }
+  void append_coord_at(I p, I i) noexcept
+    requires S::growable
+  {
+    crd_[static_cast<std::size_t>(p)] = static_cast<crd_type>(i);
+  }
   void append_edges(I, I, I) noexcept
     requires S::growable
   {}
-  void append_finalize(I, I) noexcept
+  void append_finalize(I, I size)
     requires S::growable
-  {}
+  {
+    if (crd_.size() > static_cast<std::size_t>(size)) crd_.resize(static_cast<std::size_t>(size));
+  }
 
   /// Checks the arrays for `parent_size` parent positions (validate(t),
   /// interop views); returns the number of positions.

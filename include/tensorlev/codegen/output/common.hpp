@@ -117,7 +117,7 @@ inline constexpr bool is_tensor_v = is_tensor<T>::value;
 namespace cg {
 
 /// How a kernel's outer loop runs on a parallel executor (kernel::par).
-enum class par_kind { none, scalar, rows, scatter, append };
+enum class par_kind { none, scalar, rows, scatter, append, assemble, insert, stream };
 
 template <class T>
 using operand_of = typename access_parts<T>::operand;
@@ -202,7 +202,8 @@ struct stmt {
   template <std::size_t Dp, mask_t Abs>
   static constexpr loop_plan plan = plan_loop(D, O, Dp, Abs);
 
-  // Whether loop 0 can be cut into chunks at all: it has one iterator and
+  // Whether loop 0 can be cut into chunks at all (with a precompute, only
+  // above the loop where the terms split: loop 0 then runs once): it has one iterator and
   // one lattice point (one range to cut) and binds no computed coordinate;
   // a non-unique level (COO's rows) is cut between runs of equal
   // coordinates, which are contiguous only if the level is ordered. Each
@@ -216,7 +217,7 @@ struct stmt {
   // ordered and without holes (positions that hold no coordinate), and no
   // merged output level.
   static constexpr bool outer_cut_by_coord = [] {
-    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
+    if (O.n == 0 || (Pre != 0 && O.scatter <= 0) || O.error != plan_error::none) return false;
     const loop_plan p = plan_loop(D, O, 0, 0);
     if (p.zero || p.error != plan_error::none || (p.nm == 1 && p.np == 1) || p.computed >= 0) return false;
     for (std::size_t s = 0; s < p.nm; ++s) {
@@ -231,7 +232,7 @@ struct stmt {
   }();
   static constexpr bool outer_splittable = [] {
     if (outer_cut_by_coord) return true;
-    if (O.n == 0 || Pre != 0 || O.error != plan_error::none) return false;
+    if (O.n == 0 || (Pre != 0 && O.scatter <= 0) || O.error != plan_error::none) return false;
     const loop_plan p = plan_loop(D, O, 0, 0);
     if (p.zero || p.error != plan_error::none || p.nm != 1 || p.np != 1 || p.merged[0] == -2 || p.computed >= 0)
       return false;

@@ -5,7 +5,10 @@
 /// parent's distinct coordinates (a marker per coordinate; past 2^24
 /// coordinates repeats are counted, an overestimate) to size each parent's
 /// buckets; the numeric pass locates, inserts if new and accumulates. Any
-/// loop order. Serial on every executor.
+/// loop order. On a parallel executor, when loop 0 binds the output's
+/// first (dense) level, chunks of loop 0 own disjoint parents: both passes
+/// run in chunks (a marker array per running chunk in the symbolic pass;
+/// each parent's buckets are its own in the numeric pass).
 
 #include "common.hpp"
 
@@ -17,6 +20,9 @@ struct insert_output : level_output<S> {
   using I = typename S::I;
   using levels_t = typename S::out_levels_t;
   static constexpr auto last = S::out_last_level;
+
+  static constexpr par_kind par =
+      S::outer_splittable && S::rows_first && last >= 1 ? par_kind::insert : par_kind::none;
 
   struct data : level_output<S>::data {
     bool counting = false;  // the symbolic pass: count children per parent position
@@ -47,7 +53,7 @@ struct insert_output : level_output<S> {
   }
 
   template <class K, class St, class Cs>
-  static void run(St& st, const Cs& cs, const executor&) {
+  static void run(St& st, const Cs& cs, const executor& ex) {
     auto* o = std::get<0>(st.ops);
     using T = typename S::template op_t<0>;
     using F = typename T::format_type;
@@ -63,12 +69,32 @@ struct insert_output : level_output<S> {
     // the buckets needed.
     std::vector<I> counts(static_cast<std::size_t>(parent_size), I(0));
     const auto last_extent = static_cast<std::size_t>(o->dims()[F::maps[last].dim]);
-    std::vector<I> seen(last_extent <= (std::size_t{1} << 24) ? last_extent : 0, I(0));
+    const bool marked = last_extent <= (std::size_t{1} << 24);
     st.out.counting = true;
     st.out.counts = counts.data();
-    st.out.seen = seen.size() == last_extent ? seen.data() : nullptr;
+    [[maybe_unused]] std::vector<I> bounds;
+    [[maybe_unused]] const bool chunked = par == par_kind::insert && ex.parallel();
     V unused{};
-    K::template loop<0, 0>(st, cs, unused);
+    if constexpr (par == par_kind::insert) {
+      if (chunked) {
+        // Markers hold parent + 1, and chunks own disjoint parents: a
+        // running chunk reuses the array the previous one left.
+        bounds = K::chunk_bounds(st, cs);
+        detail::scratch_pool<std::vector<I>> markers;
+        K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
+          std::vector<I>* m = marked ? markers.acquire([&] { return std::vector<I>(last_extent, I(0)); }) : nullptr;
+          local.out.seen = m != nullptr ? m->data() : nullptr;
+          V target{};
+          K::template loop<0, 0>(local, cs, target);
+          if (m != nullptr) markers.release(m);
+        });
+      }
+    }
+    if (!chunked) {
+      std::vector<I> seen(marked ? last_extent : 0, I(0));
+      st.out.seen = marked ? seen.data() : nullptr;
+      K::template loop<0, 0>(st, cs, unused);
+    }
     const I most = counts.empty() ? I(0) : *std::max_element(counts.begin(), counts.end());
     // Numeric pass: the last level sized by each parent's count (hashed:
     // its own buckets per parent), then every value inserted.
@@ -79,7 +105,16 @@ struct insert_output : level_output<S> {
     std::vector<V> vals(static_cast<std::size_t>(size), V{});
     st.out.vals = &vals;
     st.out.counting = false;
-    K::template loop<0, 0>(st, cs, unused);
+    st.out.seen = nullptr;
+    if constexpr (par == par_kind::insert) {
+      if (chunked) {
+        K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
+          V target{};
+          K::template loop<0, 0>(local, cs, target);
+        });
+      }
+    }
+    if (!chunked) K::template loop<0, 0>(st, cs, unused);
     std::get<last>(lv).insert_finalize(parent_size, size);
     *o = T(o->dims(), std::move(lv), std::move(vals));
   }
