@@ -4,6 +4,8 @@
 //
 //   add/<hand|eigen|tensorlev|tensorlev_kokkos>/csr/<matrix>      C = A + B, B = A^T in CSR
 //   spgemm/<hand|eigen|tensorlev|tensorlev_kokkos>/csr/<matrix>   C = A * A (left out above 3e6 nonzeros)
+//   add/<tensorlev|tensorlev_kokkos>/<dcsr|hash_rows>/<matrix>     C = A + B into DCSR (assembled level by
+//                                                                  level) and hashed rows (inserted)
 //
 // `hand` is a two-pass (count, then fill) row merge for add and a
 // Gustavson row-by-row product with a dense accumulator, sorted per row,
@@ -23,6 +25,8 @@ using namespace tensorlev;
 using namespace tensorlev::indices;
 using tlbench::matrix_input;
 using eigen_csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+// Rows dense, columns hashed: the inserted output.
+struct hash_rows : format<levels<dense<>, hashed<>>> {};
 
 struct csr_arrays {
   std::vector<int> pos, crd;
@@ -133,6 +137,27 @@ csr_arrays spgemm_hand(const tensor<double, csr>& A, const tensor<double, csr>& 
   return C;
 }
 
+// C = A + B into format F (no peer: the parallel assemble and insert paths
+// against their serial runs).
+template <class F>
+void run_add_into(benchmark::State& state, problem& p, const std::string& impl) {
+  p.prepare();
+  const kokkos_executor<> space;
+  const bool par = tlbench::parallel_impl(impl);
+  const int n = p.A->dimension(0);
+  const tensor<double, F> empty = pack<F>(coordinate_list<double, int>({n, n}));
+  std::size_t out_stored = 0;
+  for (auto _ : state) {
+    tensor<double, F> C = empty;
+    par ? compute(space, C(i, j), (*p.A)(i, j) + (*p.B)(i, j)) : (void)(C(i, j) = (*p.A)(i, j) + (*p.B)(i, j));
+    out_stored = C.stored();
+    benchmark::DoNotOptimize(C.values().data());
+    benchmark::ClobberMemory();
+  }
+  tlbench::set_counters(state, impl, static_cast<double>(p.A->stored()));
+  state.counters["out_stored"] = static_cast<double>(out_stored);  // hashed: slots, not nonzeros
+}
+
 void run(benchmark::State& state, problem& p, const std::string& op, const std::string& impl) {
   p.prepare();
   const kokkos_executor<> space;
@@ -180,6 +205,14 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
         benchmark::RegisterBenchmark((op + "/" + impl + "/csr/" + m->name).c_str(),
                                      [p, op, impl](benchmark::State& s) { run(s, *p, op, impl); })
             ->Apply(tlbench::common_options);
+    }
+    for (const std::string impl : {"tensorlev", "tensorlev_kokkos"}) {
+      benchmark::RegisterBenchmark(("add/" + impl + "/dcsr/" + m->name).c_str(),
+                                   [p, impl](benchmark::State& s) { run_add_into<dcsr>(s, *p, impl); })
+          ->Apply(tlbench::common_options);
+      benchmark::RegisterBenchmark(("add/" + impl + "/hash_rows/" + m->name).c_str(),
+                                   [p, impl](benchmark::State& s) { run_add_into<hash_rows>(s, *p, impl); })
+          ->Apply(tlbench::common_options);
     }
   }
 }

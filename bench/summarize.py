@@ -101,12 +101,21 @@ def main(paths):
                    "2-thread speedup |")
         out.append("|" + "---|" * 11)
         for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
-            if k != kernel:
+            if k != kernel or fmt != "csr":
                 continue
             tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
             out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
                        f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(t(r, 'hand'), tl)} | "
                        f"{ratio(t(r, 'eigen'), tl)} | {ratio(t(r, 'kokkos_kernels'), tl)} | {ratio(tl, tl2)} |")
+
+    out.append("\n### Sparse add C = A + A^T into DCSR (assembled) and hashed rows (inserted) (ms)\n")
+    out.append("| matrix | nnz | output | tensorlev | 2 threads | 2-thread speedup |")
+    out.append("|" + "---|" * 6)
+    for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][2], x[0][1])):
+        if k != "add" or fmt == "csr":
+            continue
+        tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(tl, tl2)} |")
 
     out.append("\n### MTTKRP A(i,r) = B(i,k,l) C(k,r) D(l,r), R = 16 (ms)\n")
     out.append("| tensor | nnz | format | hand | tensorlev | 2 threads | vs hand | 2-thread speedup |")

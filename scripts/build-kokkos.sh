@@ -33,7 +33,7 @@ elif ((kokkos4)); then
 else
   prefix=${1:-$cache/kokkos-3.4.1-openmp}
 fi
-config_of() { find "$1" -name KokkosConfig.cmake -path '*cmake/Kokkos/*' 2>/dev/null | head -1; }
+config_of() { find -L "$1" -name KokkosConfig.cmake -path '*cmake/Kokkos/*' 2>/dev/null | head -1; }
 if [ -d "$prefix" ] && [ -n "$(config_of "$prefix")" ]; then
   echo "Kokkos: reusing $prefix" >&2
   echo "$prefix"

@@ -9,7 +9,8 @@
 #       ../shared/vendor/kokkos-4.6.99.tar.gz but not built (its build tree
 #       is a CMake package: the headers and KokkosCore_config.h), and the
 #       test's object file is compiled against it. Minutes instead of the
-#       library's build; linking is left to --run.
+#       library's build; linking is left to --run. bench/gpu's benchmark
+#       against cuSPARSE is compiled the same way.
 #   scripts/check-kokkos-cuda.sh --run [build-dir]
 #       on a machine with a GPU: Kokkos built and installed with CUDA
 #       (scripts/build-kokkos.sh --kokkos4 --cuda, cached under ~/.cache),
@@ -54,7 +55,7 @@ cmake -S "$root" -B "$build/tensorlev" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCM
   "-DTENSORLEV_DEVICE_TESTS=$device_tests" >/dev/null
 grep -Eq "^Kokkos_DIR:[A-Z]+=$kokkos" "$build/tensorlev/CMakeCache.txt" ||
   { echo "check-kokkos-cuda: tensorlev is not configured against $kokkos" >&2; exit 1; }
-grep -q "KOKKOS_ENABLE_CUDA$" "$(find "$kokkos" -name KokkosCore_config.h | head -1)" ||
+grep -q "KOKKOS_ENABLE_CUDA$" "$(find -L "$kokkos" -name KokkosCore_config.h | head -1)" ||
   { echo "check-kokkos-cuda: $kokkos has no CUDA back end" >&2; exit 1; }
 if ((run)); then
   cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda test_kokkos_device_serial
@@ -67,4 +68,10 @@ else
   grep -q '\.nv_fatbin' "$build/sections.txt" ||
     { echo "check-kokkos-cuda: $object has no .nv_fatbin section (no device code)" >&2; exit 1; }
   echo "check-kokkos-cuda: test_kokkos_device_cuda compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs it)"
+  # The GPU benchmark against cuSPARSE (bench/gpu, run by bench/gpu/run.sh)
+  # compiles too.
+  cmake -S "$root/bench/gpu" -B "$build/bench-gpu" -G Ninja "-DCMAKE_CXX_COMPILER=$wrapper" \
+    "-DKokkos_DIR=$kokkos" >/dev/null
+  cmake --build "$build/bench-gpu" -j "$jobs" --target CMakeFiles/bench_gpu.dir/device_bench.cpp.o
+  echo "check-kokkos-cuda: bench/gpu/device_bench.cpp compiled (not linked)"
 fi

@@ -2,6 +2,7 @@
 # Shared by the setup scripts (source it): Debian package helpers that work
 # as root or through sudo on a fresh Debian 12 machine.
 #   apt_install PKG...      installs the packages that are not installed yet
+#                           (nothing with TENSORLEV_NO_APT=1)
 #   apt_ensure_source PKG   makes `apt-get source PKG` work, adding Debian's
 #                           deb-src entry (bookworm, main) when none is set
 SUDO=""
@@ -9,6 +10,9 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 
 apt_install() {
+  # TENSORLEV_NO_APT=1: a machine without a package registry (the lent GPU
+  # machines): install nothing and let the build say what is missing.
+  [ "${TENSORLEV_NO_APT:-0}" = 1 ] && return 0
   local need=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")

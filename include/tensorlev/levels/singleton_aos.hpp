@@ -95,6 +95,15 @@ class singleton_aos_level {
   {
     t_[static_cast<std::size_t>(p) * R + Lane] = static_cast<std::remove_const_t<crd_type>>(i);
   }
+  // Sized append: the head sizes the tuples (and is linked again after).
+  void append_init_sized(I, I) noexcept
+    requires S::growable
+  {}
+  void append_coord_at(I p, I i) noexcept
+    requires S::growable
+  {
+    t_[static_cast<std::size_t>(p) * R + Lane] = static_cast<std::remove_const_t<crd_type>>(i);
+  }
   void append_edges(I, I, I) noexcept
     requires S::growable
   {}

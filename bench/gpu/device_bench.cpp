@@ -1,0 +1,224 @@
+// tensorlev's device form on Kokkos::Cuda against cuSPARSE, on the same
+// device arrays: SpMV (CSR) on a 27-point stencil of at least 10^8 nonzeros
+// and on the bench matrices, its achieved bandwidth as a fraction of the
+// device-to-device copy bandwidth measured in the same run; SpGEMM
+// (cuSPARSE only: the device form does not assemble sparse outputs yet).
+// Run by bench/gpu/run.sh on a machine with a GPU (bench/README.md).
+#include <Kokkos_Core.hpp>
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "../inputs.hpp"
+#include "tensorlev/io/matrix_market.hpp"
+#include "tensorlev/kokkos.hpp"
+
+namespace {
+using namespace tensorlev::indices;
+using space = Kokkos::Cuda;
+using mem = space::memory_space;
+using host_csr = tensorlev::tensor<double, tensorlev::csr>;
+using dev_csr = decltype(tensorlev::to_space<mem>(std::declval<const host_csr&>()));
+using dev_vec = decltype(tensorlev::to_space<mem>(std::declval<const tensorlev::tensor<double, tensorlev::dense_vector>&>()));
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+void check(cusparseStatus_t s, const char* what) {
+  if (s != CUSPARSE_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(s));
+}
+
+struct input {
+  std::string name;
+  dev_csr A;
+  dev_vec x, y;
+  double nnz, rows, cols;
+  bool spgemm = true;  // cuSPARSE's product of A with itself is run
+};
+
+std::vector<std::shared_ptr<input>>& inputs() {
+  static std::vector<std::shared_ptr<input>> all;
+  return all;
+}
+
+std::shared_ptr<input> make_input(std::string name, const host_csr& A) {
+  const int rows = A.dims()[0], cols = A.dims()[1];
+  tensorlev::tensor<double, tensorlev::dense_vector> x({cols}), y({rows});
+  for (int j = 0; j < cols; ++j) x.values()[static_cast<std::size_t>(j)] = tlbench::x_value(j);
+  auto in = std::make_shared<input>(input{std::move(name), tensorlev::to_space<mem>(A), tensorlev::to_space<mem>(x),
+                                          tensorlev::to_space<mem>(y), static_cast<double>(A.values().size()),
+                                          static_cast<double>(rows), static_cast<double>(cols)});
+  return in;
+}
+
+// Bytes an SpMV must move at least: the matrix (values, column indices, row
+// pointers) once, x once, y written once.
+double spmv_bytes(const input& in) {
+  return in.nnz * (sizeof(double) + sizeof(int)) + (in.rows + 1) * sizeof(int) + in.cols * sizeof(double) +
+         in.rows * sizeof(double);
+}
+
+void copy_bandwidth(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << 28;  // 2 GiB of doubles each way
+  Kokkos::View<double*, mem> a("a", n), b("b", n);
+  Kokkos::deep_copy(a, 1.0);
+  for (auto _ : state) {
+    Kokkos::deep_copy(b, a);
+    Kokkos::fence();
+  }
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(2.0 * static_cast<double>(n * sizeof(double)), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
+  const tensorlev::kokkos_executor<space> ex;
+  for (auto _ : state) {
+    tensorlev::compute(ex, in->y(i), in->A(i, j) * in->x(j));
+    Kokkos::fence();
+  }
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(spmv_bytes(*in), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["nnz"] = in->nnz;
+}
+
+struct cusparse_csr {
+  cusparseHandle_t h{};
+  cusparseSpMatDescr_t A{};
+  explicit cusparse_csr(input& in) {
+    check(cusparseCreate(&h), "cusparseCreate");
+    auto& lv = std::get<1>(in.A.levels());
+    check(cusparseCreateCsr(&A, static_cast<int64_t>(in.rows), static_cast<int64_t>(in.cols),
+                            static_cast<int64_t>(in.nnz), const_cast<int*>(lv.pos().data()),
+                            const_cast<int*>(lv.crd().data()), const_cast<double*>(in.A.values().data()),
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+          "cusparseCreateCsr");
+  }
+  ~cusparse_csr() {
+    cusparseDestroySpMat(A);
+    cusparseDestroy(h);
+  }
+};
+
+void spmv_cusparse(benchmark::State& state, std::shared_ptr<input> in) {
+  cusparse_csr m(*in);
+  cusparseDnVecDescr_t x{}, y{};
+  check(cusparseCreateDnVec(&x, static_cast<int64_t>(in->cols), const_cast<double*>(in->x.values().data()),
+                            CUDA_R_64F),
+        "cusparseCreateDnVec");
+  check(cusparseCreateDnVec(&y, static_cast<int64_t>(in->rows), in->y.values().data(), CUDA_R_64F),
+        "cusparseCreateDnVec");
+  const double alpha = 1.0, beta = 0.0;
+  std::size_t size = 0;
+  check(cusparseSpMV_bufferSize(m.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, m.A, x, &beta, y, CUDA_R_64F,
+                                CUSPARSE_SPMV_ALG_DEFAULT, &size),
+        "cusparseSpMV_bufferSize");
+  Kokkos::View<unsigned char*, mem> buffer("cusparse buffer", size);
+  for (auto _ : state) {
+    check(cusparseSpMV(m.h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, m.A, x, &beta, y, CUDA_R_64F,
+                       CUSPARSE_SPMV_ALG_DEFAULT, buffer.data()),
+          "cusparseSpMV");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
+  cusparseDestroyDnVec(x);
+  cusparseDestroyDnVec(y);
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(spmv_bytes(*in), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["nnz"] = in->nnz;
+}
+
+// C = A * A with cuSPARSE's SpGEMM (work estimation, compute, copy into C's
+// arrays), every phase timed.
+void spgemm_cusparse(benchmark::State& state, std::shared_ptr<input> in) {
+  cusparse_csr a(*in);
+  const double alpha = 1.0, beta = 0.0;
+  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  double nnz_c = 0;
+  for (auto _ : state) {
+    cusparseSpMatDescr_t C{};
+    check(cusparseCreateCsr(&C, static_cast<int64_t>(in->rows), static_cast<int64_t>(in->cols), 0, nullptr, nullptr,
+                            nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+          "cusparseCreateCsr C");
+    cusparseSpGEMMDescr_t d{};
+    check(cusparseSpGEMM_createDescr(&d), "cusparseSpGEMM_createDescr");
+    std::size_t s1 = 0, s2 = 0;
+    check(cusparseSpGEMM_workEstimation(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT,
+                                        d, &s1, nullptr),
+          "cusparseSpGEMM_workEstimation");
+    Kokkos::View<unsigned char*, mem> b1("spgemm buffer 1", s1);
+    check(cusparseSpGEMM_workEstimation(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT,
+                                        d, &s1, b1.data()),
+          "cusparseSpGEMM_workEstimation");
+    check(cusparseSpGEMM_compute(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2,
+                                 nullptr),
+          "cusparseSpGEMM_compute");
+    Kokkos::View<unsigned char*, mem> b2("spgemm buffer 2", s2);
+    check(cusparseSpGEMM_compute(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d, &s2,
+                                 b2.data()),
+          "cusparseSpGEMM_compute");
+    int64_t r = 0, c = 0, nnz = 0;
+    check(cusparseSpMatGetSize(C, &r, &c, &nnz), "cusparseSpMatGetSize");
+    Kokkos::View<int*, mem> pos("C pos", static_cast<std::size_t>(r) + 1), crd("C crd", static_cast<std::size_t>(nnz));
+    Kokkos::View<double*, mem> val("C values", static_cast<std::size_t>(nnz));
+    check(cusparseCsrSetPointers(C, pos.data(), crd.data(), val.data()), "cusparseCsrSetPointers");
+    check(cusparseSpGEMM_copy(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT, d),
+          "cusparseSpGEMM_copy");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    nnz_c = static_cast<double>(nnz);
+    cusparseSpGEMM_destroyDescr(d);
+    cusparseDestroySpMat(C);
+  }
+  state.counters["nnz_C"] = nnz_c;
+}
+
+void register_all() {
+  const int n = std::getenv("TENSORLEV_GPU_STENCIL_N") != nullptr ? std::atoi(std::getenv("TENSORLEV_GPU_STENCIL_N"))
+                                                                   : 160;  // 1.09e8 nonzeros
+  // SpMV on the large stencil; SpGEMM on the CPU suite's (whose product
+  // fits easily) and on the bench matrices.
+  inputs().push_back(make_input("stencil27_" + std::to_string(n), tensorlev::pack<tensorlev::csr>(tlbench::stencil27(n))));
+  inputs().back()->spgemm = false;
+  if (n != 100)
+    inputs().push_back(make_input("stencil27_100", tensorlev::pack<tensorlev::csr>(tlbench::stencil27(100))));
+  if (const char* dir = std::getenv("TENSORLEV_BENCH_MATRICES"); dir != nullptr && *dir != '\0') {
+    std::vector<std::filesystem::path> files;
+    for (const auto& f : std::filesystem::directory_iterator(dir))
+      if (f.path().extension() == ".mtx") files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+      inputs().push_back(make_input(f.stem().string(), tensorlev::pack<tensorlev::csr>(
+                                                           tensorlev::io::read_matrix_market<double, int>(f.string()))));
+  }
+  benchmark::RegisterBenchmark("copy/device_to_device", copy_bandwidth)->UseRealTime()->Unit(benchmark::kMillisecond);
+  for (const auto& in : inputs()) {
+    benchmark::RegisterBenchmark(("spmv/tensorlev/" + in->name).c_str(), spmv_tensorlev, in)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("spmv/cusparse/" + in->name).c_str(), spmv_cusparse, in)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    if (in->spgemm)
+      benchmark::RegisterBenchmark(("spgemm/cusparse/" + in->name).c_str(), spgemm_cusparse, in)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  inputs().clear();  // the Views go before Kokkos does
+  return 0;
+}
