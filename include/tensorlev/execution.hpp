@@ -59,6 +59,14 @@ class executor {
 ///  - `for_each(n, f)`: `f(c)` for every c in [0, n), concurrently, where
 ///    the launcher runs (f's call operator is TENSORLEV_HOST_DEVICE);
 ///  - `sum<V>(n, f) -> V`: the sum of `f(c)` over c in [0, n), on the host.
+/// and, for sparse outputs (assembled where the launcher runs),
+///  - `alloc<T>(n, zeroed) -> A`: an array of n T in the launcher's memory
+///    (zero-filled if asked), with `data()`; the output tensor's arrays
+///    adopt it (they are constructible from an A);
+///  - `exclusive_scan(a, n) -> std::uint64_t`: replaces a[0, n) (T*, in the
+///    launcher's memory, non-negative entries) by its exclusive prefix sums
+///    where the launcher runs, and returns the sum of the old entries,
+///    computed in 64 bits (the caller checks that it fits T).
 template <class L>
 concept device_launcher = requires { typename L::device_launcher_tag; };
 

@@ -14,8 +14,11 @@
 /// (`to_space<Space::memory_space>(t)` copies a tensor there, format kept),
 /// the loop nest launched as one `parallel_for` over the values of its
 /// outermost variable (one row per thread), scalars reduced with
-/// `parallel_reduce`, scatter outputs (CSC SpMV) written with atomic adds.
-/// Nothing is read on the host but the statement's shape.
+/// `parallel_reduce`, scatter outputs (CSC SpMV) written with atomic adds,
+/// CSR-shaped sparse outputs (dense levels, then one compressed level)
+/// assembled by a counting launch, a `parallel_scan` and a filling launch
+/// into Views the output adopts. Nothing is read on the host but the
+/// statement's shape and a sparse output's entry count.
 /// `kokkos_device_executor<Space>` runs the same device form on any space,
 /// host spaces included (how the tests check it without a GPU).
 ///
@@ -402,6 +405,17 @@ struct kokkos_summed {
   F f;
   KOKKOS_INLINE_FUNCTION void operator()(std::int64_t c, V& acc) const { acc += f(static_cast<std::size_t>(c)); }
 };
+/// An exclusive scan in place (sums in 64 bits; the stored partial sums
+/// are only used after the total was checked to fit T).
+template <class T>
+struct kokkos_exclusive_scan {
+  T* a;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t k, std::uint64_t& partial, bool final) const {
+    const T v = a[k];
+    if (final) a[k] = static_cast<T>(partial);
+    partial += static_cast<std::uint64_t>(v);
+  }
+};
 
 /// A device launcher (execution.hpp) on Kokkos execution space Space.
 template <class Space>
@@ -436,6 +450,18 @@ class kokkos_launcher {
     V result{};
     Kokkos::parallel_reduce("tensorlev::device_reduce", policy(n), summed<F, V>{f}, result);
     return result;
+  }
+  template <class T>
+  [[nodiscard]] Kokkos::View<T*, memory_space> alloc(std::size_t n, bool zeroed) const {
+    if (zeroed) return Kokkos::View<T*, memory_space>(Kokkos::view_alloc(space_, std::string("tensorlev::output")), n);
+    return Kokkos::View<T*, memory_space>(
+        Kokkos::view_alloc(space_, Kokkos::WithoutInitializing, std::string("tensorlev::output")), n);
+  }
+  template <class T>
+  [[nodiscard]] std::uint64_t exclusive_scan(T* a, std::size_t n) const {
+    std::uint64_t total = 0;
+    if (n > 0) Kokkos::parallel_scan("tensorlev::device_scan", policy(n), kokkos_exclusive_scan<T>{a}, total);
+    return total;
   }
 
  private:

@@ -197,6 +197,21 @@ concept parallel_appendable_level = appendable_level<L> && requires(L& l, typena
   l.append_coord_at(i, i);
 };
 
+/// A level assembled from a scan (optional; the device form's sparse
+/// outputs): `L::scanned_bounds` says that after an append its parent p's
+/// children are positions [bounds[p], bounds[p+1]) of one coordinate array,
+/// bounds being the exclusive scan of the parents' child counts, and that
+/// position q's coordinate is that array's element q. Such a level is made
+/// from the two arrays, `L(extent, bounds, coordinates)`, so that a kernel
+/// can count each parent's children, scan the counts, and store each
+/// coordinate at its position, where it runs, without a call into the level
+/// (compressed levels: CSR's columns).
+template <class L>
+concept scanned_level =
+    level<L> && requires { typename detail::bool_constant_check<L::scanned_bounds>; } && L::scanned_bounds &&
+    requires { typename L::pos_array; typename L::crd_array; typename L::pos_type; typename L::crd_type; } &&
+    std::constructible_from<L, typename L::index_type, typename L::pos_array, typename L::crd_array>;
+
 /// A level whose positions follow from its shape (range, offset): assembling
 /// it needs only its size for a given parent size.
 template <class L>

@@ -168,7 +168,7 @@ class tensor {
   /// The values. Borrowed storage is shallow, like a pointer: a const
   /// tensor over borrowed non-const values still writes through.
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr auto values() const noexcept {
-    if constexpr (S::growable)
+    if constexpr (S::growable || std::is_const_v<std::remove_pointer_t<decltype(values_.data())>>)
       return std::span<const V>(values_.data(), values_.size());
     else
       return std::span<V>(values_.data(), values_.size());

@@ -176,6 +176,87 @@ std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
   return bad;
 }
 
+// CSR outputs assembled where the launcher runs (count, scan, fill) from
+// row-major operands in F: a union (A + B), an intersection (A .* B), a
+// negation, a column broadcast, a DCSR operand, `+=` (old + e), SDDMM (a
+// reduction under the appended level), a sparse vector (y = A x's rows
+// with entries). Every array must equal the serial result's exactly, and
+// the dense expansions must agree.
+template <class T, class W>
+std::size_t same_sparse(const T& dev_result, const W& want, const std::string& what) {
+  const auto got = tensorlev::to_owning(to_host(dev_result));
+  std::size_t bad = count_mismatches<double>(std::span<const double>(to_dense(got)), to_dense(want),
+                                             what + " (device form vs serial, dense)");
+  const auto& g = std::get<W::num_levels - 1>(got.levels());
+  const auto& w = std::get<W::num_levels - 1>(want.levels());
+  if (!std::ranges::equal(g.pos(), w.pos()) || !std::ranges::equal(g.crd(), w.crd()) ||
+      !std::ranges::equal(got.values(), want.values())) {
+    ADD_FAILURE() << what << ": the device form's arrays differ from serial (" << got.values().size() << " vs "
+                  << want.values().size() << " entries)";
+    ++bad;
+  }
+  return bad;
+}
+
+template <class F>
+std::size_t sparse_out_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<F>(dims, fill, rng);
+  auto B = random_operand<F>(dims, fill, rng);
+  auto H = random_operand<dcsr>(dims, fill, rng);
+  auto z = random_operand<dense_vector>(std::array<int, 1>{dims[1]}, 0.5, rng);
+  auto X = random_operand<dense_row_major>(std::array<int, 2>{dims[0], 3}, 1.0, rng);
+  auto Y = random_operand<dense_row_major>(std::array<int, 2>{dims[1], 3}, 1.0, rng);
+  auto v = random_operand<sparse_vector>(std::array<int, 1>{dims[1]}, fill, rng);
+  auto u = random_operand<sparse_vector>(std::array<int, 1>{dims[1]}, fill, rng);
+  const std::string what = fname<F>() + " " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + " fill " +
+                           std::to_string(fill);
+  const auto Ad = to_dev(A.t);
+  const auto Bd = to_dev(B.t);
+  const auto Hd = to_dev(H.t);
+  const auto zd = to_dev(z.t);
+  const auto Xd = to_dev(X.t);
+  const auto Yd = to_dev(Y.t);
+  const auto vd = to_dev(v.t);
+  const auto ud = to_dev(u.t);
+  const auto empty = tensorlev::pack<csr>(tensorlev::coordinate_list<double, int>({dims[0], dims[1]}));
+  std::size_t bad = 0;
+  auto check = [&](auto&& serial_stmt, auto&& dev_stmt, const std::string& name) {
+    tensor<double, csr> C = empty;
+    auto Cd = to_dev(empty);
+    serial_stmt(C);
+    dev_stmt(Cd);
+    bad += same_sparse(Cd, C, name + ", " + what);
+  };
+  check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) + B.t(i, j)); },
+        [&](auto& C) { dev_compute(C(i, j), Ad(i, j) + Bd(i, j)); }, "C = A + B");
+  check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) * B.t(i, j)); },
+        [&](auto& C) { dev_compute(C(i, j), Ad(i, j) * Bd(i, j)); }, "C = A .* B");
+  check([&](auto& C) { compute(tensorlev::serial, C(i, j), -A.t(i, j)); },
+        [&](auto& C) { dev_compute(C(i, j), -Ad(i, j)); }, "C = -A");
+  check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) * z.t(j) - 2.0 * H.t(i, j)); },
+        [&](auto& C) { dev_compute(C(i, j), Ad(i, j) * zd(j) - 2.0 * Hd(i, j)); }, "C = A z^T - 2 H (DCSR H)");
+  check(
+      [&](auto& C) {
+        compute(tensorlev::serial, C(i, j), B.t(i, j));
+        compute_add(tensorlev::serial, C(i, j), A.t(i, j) - H.t(i, j));
+      },
+      [&](auto& C) {
+        dev_compute(C(i, j), Bd(i, j));
+        dev_compute_add(C(i, j), Ad(i, j) - Hd(i, j));
+      },
+      "C = B; C += A - H");
+  check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) * X.t(i, k) * Y.t(j, k)); },
+        [&](auto& C) { dev_compute(C(i, j), Ad(i, j) * Xd(i, k) * Yd(j, k)); }, "SDDMM");
+  {
+    auto w = tensorlev::pack<sparse_vector>(tensorlev::coordinate_list<double, int>({dims[1]}));
+    auto wd = to_dev(w);
+    compute(tensorlev::serial, w(j), v.t(j) - u.t(j) * 3.0);
+    dev_compute(wd(j), vd(j) - ud(j) * 3.0);
+    bad += same_sparse(wd, w, "w = v - 3 u (sparse vectors), " + what);
+  }
+  return bad;
+}
+
 using device_matrix_formats =
     std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>>;
 using device_pair_formats = std::tuple<csr, coo, csc, dcsr, dense_row_major, dense_col_major>;
@@ -246,6 +327,16 @@ TEST(DeviceForm, CopiesKeepTheFormat) {
   for_each_format<mode_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
   for_each_format<derived_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
   for_each_format<mode_order3_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 3>{4, 5, 3}); });
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(DeviceForm, SparseOutputsAssembledThere) {
+  std::mt19937_64 rng(1705);
+  std::size_t bad = 0;
+  for_each_format<std::tuple<csr, coo, dcsr, dense_row_major>>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : dev_shapes)
+      for (double fill : {0.0, 0.1, 0.6}) bad += sparse_out_case<F>(d, fill, rng);
+  });
   EXPECT_EQ(bad, 0u);
 }
 

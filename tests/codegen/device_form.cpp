@@ -46,6 +46,24 @@ class host_launcher {
     launches_ += 1;
     return s;
   }
+  template <class T>
+  std::vector<T> alloc(std::size_t n, bool zeroed) const {
+    std::vector<T> a(n);
+    if (!zeroed)
+      for (auto& x : a) x = T(0x5a);  // what was there before: a kernel must not read it
+    return a;
+  }
+  template <class T>
+  std::uint64_t exclusive_scan(T* a, std::size_t n) const {
+    std::uint64_t s = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const T v = a[k];
+      a[k] = static_cast<T>(s);
+      s += static_cast<std::uint64_t>(v);
+    }
+    launches_ += 1;
+    return s;
+  }
   static inline long launches_ = 0;
 
  private:
@@ -54,8 +72,10 @@ class host_launcher {
   template <class F>
   void reads_uploaded(const F& f) const {
     if constexpr (requires { f.st.ops; }) {
-      std::apply([&](const auto*... p) { (in_upload(p), ...); }, f.st.ops);
+      // (A sparse output's tensor is not reached there: its pointer is null.)
+      std::apply([&](const auto*... p) { ((p != nullptr ? in_upload(p) : void()), ...); }, f.st.ops);
       in_upload(f.st.expr);
+      if constexpr (requires { f.st.out.levels; }) in_upload(f.st.out.levels);
     }
   }
   void in_upload(const void* p) const {
@@ -78,9 +98,28 @@ template <class Out, class E>
 void dev_compute_add(const Out& out, const E& e) {
   tensorlev::cg::run_device_form<true>(host_launcher{}, out, e);
 }
+// Owned host arrays that cannot grow, standing for device memory: the
+// host assembles nothing into them, so sparse outputs are built by the
+// launcher's count, scan and fill (into arrays from its alloc), as in
+// kokkos_storage<Kokkos::CudaSpace>.
+struct fixed_arrays : tensorlev::owning<> {
+  static constexpr bool growable = false;
+  static constexpr const char* name = "fixed";
+};
+static_assert(!tensorlev::growable_storage<fixed_arrays>);
+
+template <class To, class V, class F, class I, class S>
+auto in_storage(const tensorlev::tensor<V, F, I, S>& t) {
+  using out = tensorlev::tensor<V, F, I, To>;
+  using LT = typename out::level_tuple;
+  return out(t.dims(),
+             tensorlev::detail::rebind_levels<LT>(t.levels(), tensorlev::detail::copy_arrays{},
+                                                  std::make_index_sequence<F::num_levels>{}),
+             tensorlev::detail::copy_arrays{}.template make<typename out::values_array>(t.values()));
+}
 template <class T>
-T to_dev(const T& t) {
-  return t;
+auto to_dev(const T& t) {
+  return in_storage<fixed_arrays>(t);
 }
 template <class T>
 T to_host(const T& t) {
@@ -98,4 +137,47 @@ TEST(DeviceForm, RunsThroughTheLauncher) {
   tltest::dev_compute(y(i), x(i) * x(i));
   EXPECT_EQ(tltest::host_launcher::launches_ - before, 1);  // direct store: no zero-fill launch
   EXPECT_EQ(y.values()[4], 9.0);
+}
+
+struct fixed_wide : tensorlev::owning<std::int64_t, std::int32_t> {
+  static constexpr bool growable = false;
+};
+struct fixed_short : tensorlev::owning<std::int16_t> {
+  static constexpr bool growable = false;
+};
+
+// Positions of another width than the index type: 64-bit positions are
+// converted from the scanned counts by one more launch; 16-bit positions
+// cannot hold 40,000 entries, which is an overflow_error before the fill.
+TEST(DeviceForm, SparseOutputPositionTypes) {
+  using namespace tensorlev::indices;
+  namespace tl = tensorlev;
+  tl::coordinate_list<double, int> list({200, 200});
+  for (int r = 0; r < 200; ++r)
+    for (int c = 0; c < 200; ++c) list.push_back(std::array<int, 2>{r, c}, double((r + c) % 7));
+  const auto A = tl::pack<tl::csr>(list);
+  const auto empty = tl::pack<tl::csr>(tl::coordinate_list<double, int>({200, 200}));
+  tl::tensor<double, tl::csr> C = empty;
+  tl::compute(tl::serial, C(i, j), A(i, j) + 2.0 * A(i, j));
+  const auto Ad = tltest::to_dev(A);
+
+  auto Cw = tltest::in_storage<fixed_wide>(empty);
+  tltest::dev_compute(Cw(i, j), Ad(i, j) + 2.0 * Ad(i, j));
+  static_assert(std::is_same_v<std::remove_const_t<typename std::tuple_element_t<1, std::remove_cvref_t<decltype(Cw.levels())>>::pos_type>, std::int64_t>);
+  const auto& got = std::get<1>(Cw.levels());
+  const auto& want = std::get<1>(C.levels());
+  ASSERT_EQ(got.pos().size(), want.pos().size());
+  for (std::size_t p = 0; p < want.pos().size(); ++p) EXPECT_EQ(got.pos()[p], std::int64_t{want.pos()[p]}) << p;
+  EXPECT_TRUE(std::ranges::equal(got.crd(), want.crd()));
+  EXPECT_TRUE(std::ranges::equal(Cw.values(), C.values()));
+
+  auto Cs = tltest::in_storage<fixed_short>(empty);
+  try {
+    tltest::dev_compute(Cs(i, j), Ad(i, j) + 2.0 * Ad(i, j));
+    ADD_FAILURE() << "40000 entries were stored with 16-bit positions";
+  } catch (const tl::overflow_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tensorlev: the output's entries (40000) do not fit its index or position type (at most 32767)");
+  }
+  EXPECT_EQ(std::get<1>(Cs.levels()).pos().size(), 201u);  // left as it was
 }

@@ -8,6 +8,8 @@
 //    CudaSpace and no host memory).
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "tensorlev/storage.hpp"
 
@@ -36,6 +38,20 @@ struct stub_launcher {
   V sum(std::size_t n, const F& f) const {
     V s{};
     for (std::size_t c = 0; c < n; ++c) s += f(c);
+    return s;
+  }
+  template <class T>
+  std::vector<T> alloc(std::size_t n, bool) const {
+    return std::vector<T>(n);
+  }
+  template <class T>
+  std::uint64_t exclusive_scan(T* a, std::size_t n) const {
+    std::uint64_t s = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const T v = a[k];
+      a[k] = static_cast<T>(s);
+      s += static_cast<std::uint64_t>(v);
+    }
     return s;
   }
 };

@@ -2,8 +2,9 @@
 /// @file codegen/device_form.hpp
 /// A statement in its device form (kernel::run_device) on a device
 /// launcher (execution.hpp): the statement's tensors become views over
-/// their arrays (operands read-only; the output over its values, with
-/// atomic adds allowed for scatter chunks), each checked to live in memory
+/// their arrays (operands read-only; a dense output over its values, with
+/// atomic adds allowed for scatter chunks; a sparse output is assembled
+/// there and adopts the launcher's arrays), each checked to live in memory
 /// the launcher reaches, and the statement runs through run_statement like
 /// any other, with the launcher as its executor. tensorlev/kokkos.hpp runs
 /// it on Kokkos execution spaces.
@@ -63,15 +64,19 @@ auto device_output(const Out& out, scratch_copies& keep) {
     using F = typename T::format_type;
     using I = typename T::index_type;
     using V = typename T::element_type;
-    static_assert(detail::all_full_locatable<typename T::level_tuple>::value,
-                  "tensorlev: the device form writes dense outputs and scalars; a sparse output is not assembled "
-                  "on a device yet: compute into a dense tensor, or run the statement on a host executor");
-    using VT = tensor<V, F, I, atomic_borrowed<typename T::storage::borrowed_type>>;
     if constexpr (detail::all_full_locatable<typename T::level_tuple>::value) {
+      using VT = tensor<V, F, I, atomic_borrowed<typename T::storage::borrowed_type>>;
       const T& o = *out.operand();
       auto* v = const_cast<VT*>(keep.add(VT(o.dims(), o.levels(), std::span<V>(out.operand()->values()))));
       return rebind_access<Out>::template to<VT>(v);
     } else {
+      // A sparse output is assembled where the launcher runs and adopts the
+      // arrays it allocates (output/append.hpp).
+      using A = decltype(std::declval<const L&>().template alloc<std::remove_const_t<V>>(0, false));
+      static_assert(std::is_constructible_v<typename T::values_array, A>,
+                    "tensorlev: a sparse output of the device form adopts arrays the execution space allocates: "
+                    "keep it in that space's Kokkos Views (tensor<V, F, I, kokkos_storage<Space::memory_space>>, "
+                    "e.g. to_space<Space::memory_space>(an empty tensor))");
       return out;
     }
   }

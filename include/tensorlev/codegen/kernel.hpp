@@ -20,6 +20,7 @@
 #include "output/scalar.hpp"
 #include "output/stream.hpp"
 #include "output/workspace.hpp"
+#include "../view.hpp"
 
 // A loop's plan inside the generated functions: a reference to the class's
 // constant on the host; in device code (which may not refer to host
@@ -246,12 +247,18 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static constexpr std::size_t var_index(char v) { return base::var_index(v); }
   using output = typename decltype(output_policy_of<base>())::type;
 
+  // A sparse output's level: packable, or scanned (compressed) in arrays
+  // that cannot grow, which only the device form assembles (count, scan,
+  // fill into arrays its launcher allocates).
+  template <class L>
+  static constexpr bool out_level_ok =
+      packable_level<L> || (scanned_level<L> && std::constructible_from<L, const level_shape<typename L::index_type>&>);
   static constexpr bool out_packable() {
     if constexpr (O.out == out_kind::scalar || O.out == out_kind::located) {
       return true;
     } else {
       return []<std::size_t... K>(std::index_sequence<K...>) {
-        return (packable_level<std::tuple_element_t<K, typename op_t<0>::level_tuple>> && ...);
+        return (out_level_ok<std::tuple_element_t<K, typename op_t<0>::level_tuple>> && ...);
       }(std::make_index_sequence<D.acc[0].nlev>{});
     }
   }
@@ -896,32 +903,44 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   // The operands' objects and the expression, as copied to the launcher's
   // memory (bytewise: views over borrowed arrays, scalars, expression nodes).
+  // (An output whose levels are built is not read there: a placeholder.)
   template <class Ptrs>
   struct params_of;
-  template <class... P>
-  struct params_of<std::tuple<P...>> {
-    using type = std::tuple<std::remove_cvref_t<std::remove_pointer_t<P>>...>;
+  template <class P0, class... P>
+  struct params_of<std::tuple<P0, P...>> {
+    using first = std::conditional_t<output::builds_levels, unsigned char, std::remove_cvref_t<std::remove_pointer_t<P0>>>;
+    using type = std::tuple<first, std::remove_cvref_t<std::remove_pointer_t<P>>...>;
   };
   struct params {
     typename params_of<ptrs>::type ops;
     E expr;
   };
+  template <class T>
+  static auto first_param(const T* o) {
+    if constexpr (output::builds_levels)
+      return (void)o, static_cast<unsigned char>(0);
+    else
+      return *o;
+  }
 
   template <class L>
   static void run_device(const Out& out, const E& e, const L& dev) {
     static_assert((dense_copies | sorted_copies) == 0,
                   "tensorlev: on a device this statement would need a converted copy of an operand (a dense copy "
                   "beside a blocked operand, an ordered copy of a hashed level); convert that operand first");
-    static_assert(!output::builds_levels,
-                  "tensorlev: the device form writes dense outputs and scalars; a sparse output is not assembled "
-                  "on a device yet: compute into a dense tensor, or run the statement on a host executor");
+    static_assert(!output::builds_levels || output::device_builds,
+                  "tensorlev: the device form assembles sparse outputs whose levels are dense, then one compressed "
+                  "level (CSR, a sparse vector), from loops that bind the dense levels first; this output (DCSR, "
+                  "CSF, COO, hashed, blocked, or a product's workspace) is not assembled on a device yet: compute "
+                  "into CSR or a dense tensor, or run the statement on a host executor");
     static_assert(std::is_trivially_copy_constructible_v<params> && std::is_trivially_destructible_v<params>,
                   "tensorlev: the device form copies the operands' views bytewise: every operand must be a view "
                   "over borrowed arrays or a scalar");
     state host = make_state(out, e);
     output::prepare(host);
-    const params p = std::apply([&](auto*... o) { return params{typename params_of<ptrs>::type(*o...), e}; },
-                                host.ops);
+    const params p = std::apply(
+        [&](auto* o0, auto*... o) { return params{typename params_of<ptrs>::type(first_param(o0), *o...), e}; },
+        host.ops);
     const params* on_dev = dev.upload(p);
     // The same members at the same offsets in the launcher's copy.
     const auto* base = reinterpret_cast<const char*>(&p);
@@ -932,10 +951,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     };
     state st = host;
     [&]<std::size_t... A>(std::index_sequence<A...>) {
-      ((std::get<A>(st.ops) = const_cast<std::tuple_element_t<A, ptrs>>(moved(&std::get<A>(p.ops)))), ...);
+      (
+          [&] {
+            if constexpr (A == 0 && output::builds_levels)
+              std::get<A>(st.ops) = nullptr;
+            else
+              std::get<A>(st.ops) = const_cast<std::tuple_element_t<A, ptrs>>(moved(&std::get<A>(p.ops)));
+          }(),
+          ...);
     }(std::make_index_sequence<NA>{});
     st.expr = moved(&p.expr);
-    if constexpr (!output::builds_levels) output::template run_device<kernel>(host, st, dev);
+    if constexpr (!output::builds_levels || output::device_builds) output::template run_device<kernel>(host, st, dev);
   }
 
   // ---- entry ------------------------------------------------------------------
@@ -997,6 +1023,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       // Reported by the static_assert above; instantiating the run would add
       // errors that name no cause (the output policy of a failed plan).
       return;
+    } else if constexpr (device_launcher<Ex> && output::builds_levels && Accumulate) {
+      run_accumulated(out, e, ex);
     } else if constexpr (device_launcher<Ex>) {
       run_device(out, e, ex);
     } else if constexpr ((dense_copies | sorted_copies) != 0) {
@@ -1023,6 +1051,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   static void run_converted(const Out& out, const E& e, [[maybe_unused]] const executor& ex) {
+    static_assert([] {
+      if constexpr (output::builds_levels && requires { typename op_t<0>::storage; })
+        return growable_storage<typename op_t<0>::storage>;
+      else
+        return true;
+    }(),
+                  "tensorlev: this sparse output's arrays cannot grow (device memory, or borrowed): the host does not "
+                  "assemble into them; run the statement where they live (kokkos_executor of their space), or "
+                  "compute into a tensor with owning storage");
     state st = make_state(out, e);
     [&]<std::size_t... A>(std::index_sequence<A...>) {
       (
@@ -1036,28 +1073,42 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           ...);
     }(std::make_index_sequence<NA>{});
     const cursor cs = root_cursor();
-    if constexpr (output::builds_levels && Accumulate) {
-      auto* o = std::get<0>(st.ops);
-      // out += e on a sparse output is out = old + e. When e sums over
-      // reduction variables, old must not be summed with it: e is computed
-      // into a temporary first, and out = old + temporary.
-      using T = op_t<0>;
-      const T old = *o;
-      using old_access = decltype(rebind_access<Out>::make(&old));
-      if constexpr (base::has_reductions) {
-        T tmp = *o;
-        const auto tmp_out = rebind_access<Out>::to(&tmp);
-        kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e, ex);
-        using tmp_access = decltype(rebind_access<Out>::make(&tmp));
-        kernel<Out, add_expr<old_access, tmp_access>, false, Pre>::run(
-            out, add_expr<old_access, tmp_access>{rebind_access<Out>::make(&old), rebind_access<Out>::make(&tmp)},
-            ex);
-      } else {
-        kernel<Out, add_expr<old_access, E>, false, Pre, Order...>::run(
-            out, add_expr<old_access, E>{rebind_access<Out>::make(&old), e}, ex);
-      }
-    } else {
+    if constexpr (output::builds_levels && Accumulate)
+      run_accumulated(out, e, ex);
+    else
       output::template run<kernel>(st, cs, ex);
+  }
+
+  // out += e on a sparse output is out = old + e. When e sums over
+  // reduction variables, old must not be summed with it: e is computed into
+  // a temporary first, and out = old + temporary. (old shares the output's
+  // arrays until the output adopts new ones.)
+  // On a device launcher old and the temporary are read through views of
+  // their arrays, like every operand of the device form.
+  template <class Ex>
+  static void run_accumulated(const Out& out, const E& e, const Ex& ex) {
+    using T = op_t<0>;
+    const auto operand = [](const T& t) -> decltype(auto) {
+      if constexpr (device_launcher<Ex>)
+        return detail::borrow<const typename T::value_type>(t, t.values().data());
+      else
+        return (t);
+    };
+    const T old = *out.operand();
+    const auto& old_op = operand(old);
+    using old_access = decltype(rebind_access<Out>::to(&old_op));
+    if constexpr (base::has_reductions) {
+      T tmp = old;
+      const auto tmp_out = rebind_access<Out>::to(&tmp);
+      kernel<std::remove_const_t<decltype(tmp_out)>, E, false, Pre, Order...>::run(tmp_out, e, ex);
+      const auto& tmp_op = operand(tmp);
+      using tmp_access = decltype(rebind_access<Out>::to(&tmp_op));
+      kernel<Out, add_expr<old_access, tmp_access>, false, Pre>::run(
+          out, add_expr<old_access, tmp_access>{rebind_access<Out>::to(&old_op), rebind_access<Out>::to(&tmp_op)},
+          ex);
+    } else {
+      kernel<Out, add_expr<old_access, E>, false, Pre, Order...>::run(
+          out, add_expr<old_access, E>{rebind_access<Out>::to(&old_op), e}, ex);
     }
   }
 };

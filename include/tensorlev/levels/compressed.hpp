@@ -33,6 +33,8 @@ class compressed_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// Bounds are the scan of the parents' child counts (scanned_level).
+  static constexpr bool scanned_bounds = true;
   /// Its level functions ignore the ancestors' coordinates (the generator
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;

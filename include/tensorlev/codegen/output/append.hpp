@@ -23,6 +23,16 @@
 /// (sums, element-wise products) can afford. The Gustavson workspace
 /// (workspace.hpp), where a second pass would redo the product's work,
 /// buffers per chunk instead.
+///
+/// In the device form (kernel::run_device; the last level a scanned_level,
+/// CSR's columns) the same count, scan, fill runs where the launcher does:
+/// one launch counts each row's entries into an array the launcher
+/// allocates, the launcher scans it in place (exclusive: the level's
+/// bounds), the coordinates and values are allocated by the total, and a
+/// second launch stores each entry at its position through raw pointers
+/// (the scanned_level contract: position q's coordinate is element q). The
+/// output tensor then adopts the three arrays; nothing passes through the
+/// host but the total.
 
 #include "common.hpp"
 
@@ -38,39 +48,64 @@ struct append_output : level_output<S> {
   // What a run of the loops does with an entry: append it (one pass), or
   // in a parallel run count it, or store it at its parent's position.
   enum class phase : unsigned char { single, count, fill };
+  using last_level_t = std::tuple_element_t<last, levels_t>;
+  // The coordinate type the device form stores (scanned levels).
+  template <class L, bool = scanned_level<L>>
+  struct crd_of {
+    using type = I;
+  };
+  template <class L>
+  struct crd_of<L, true> {
+    using type = std::remove_const_t<typename L::crd_type>;
+  };
+  using crd_t = typename crd_of<last_level_t>::type;
+
   struct data : level_output<S>::data {
     I cnt = I(0);  // entries appended so far (count, fill: the current parent's next position)
     I cap = I(0);  // sized appends: positions available (entries past it are counted only)
     phase ph = phase::single;
     I* counts = nullptr;         // count: entries per parent
     const I* offsets = nullptr;  // fill: each parent's first position
+    crd_t* crd_at = nullptr;     // device fill: the coordinates, by position (scanned levels)
+    V* val_at = nullptr;         // device fill: the values, by position
   };
 
+  // Whether the host assembles into the output's arrays (growable storage;
+  // device memory is not).
+  static constexpr bool host_assembled = growable_storage<typename S::template op_t<0>::storage>;
   static constexpr bool parallel_appendable = [] {
     if constexpr (S::O.out == out_kind::append || S::O.out == out_kind::workspace)
-      return parallel_appendable_level<std::tuple_element_t<last, levels_t>>;
+      return parallel_appendable_level<last_level_t>;
     else
       return false;
   }();
   static constexpr bool sized_append = S::O.out == out_kind::append && parallel_appendable && !S::has_reductions;
-  static constexpr par_kind par =
-      S::outer_splittable && S::rows_first && last >= 1 && parallel_appendable &&
-              (S::O.out == out_kind::append || S::O.ws_open >= 0)
-          ? par_kind::append
-          : par_kind::none;
+  static constexpr bool splits_rows = S::outer_splittable && S::rows_first && last >= 1;
+  // The device form: count, scan and fill over a scanned last level, in
+  // chunks of rows (a sparse vector: one chunk).
+  static constexpr bool device_appends =
+      S::O.out == out_kind::append && scanned_level<last_level_t> && (splits_rows || last == 0) && !S::accumulate;
+  static constexpr par_kind par = splits_rows && (parallel_appendable || device_appends) &&
+                                          (S::O.out == out_kind::append || S::O.ws_open >= 0)
+                                      ? par_kind::append
+                                      : par_kind::none;
+  static constexpr bool device_builds = device_appends;
 
   // The last output variable's coordinate is bound: append it with value.
+  TENSORLEV_HD_ANY_STORAGE
   template <class St, class Cs>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit(St& st, const Cs&, const V& value) {
     const I c = st.var_val[S::var_index(S::D.acc[0].lev[last].var)];
-    if constexpr (par == par_kind::append) {
+    if constexpr (par == par_kind::append || device_appends) {
       if (st.out.ph != phase::single) {
         if (st.out.ph == phase::fill) store_at(st, c, value);
         ++st.out.cnt;
         return;
       }
     }
-    if constexpr (sized_append) {
+    if constexpr (!host_assembled) {
+      // (only the device form's count and fill run)
+    } else if constexpr (sized_append) {
       // No call on this path (a possible reallocation would make the
       // compiler reload every pointer the loops hold): stores while there
       // is room; the run is repeated, sized by the count, if there was not.
@@ -83,10 +118,20 @@ struct append_output : level_output<S> {
     }
   }
   // Coordinate c and its value at position cnt, in arrays sized already.
+  TENSORLEV_HD_ANY_STORAGE
   template <class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void store_at(St& st, I c, const V& value) {
-    std::get<last>(*st.out.levels).append_coord_at(st.out.cnt, c);
-    (*st.out.vals)[static_cast<std::size_t>(st.out.cnt)] = value;
+    if constexpr (device_appends) {
+      if (st.out.val_at != nullptr) {
+        st.out.crd_at[static_cast<std::size_t>(st.out.cnt)] = static_cast<crd_t>(c);
+        st.out.val_at[static_cast<std::size_t>(st.out.cnt)] = value;
+        return;
+      }
+    }
+    if constexpr (host_assembled && parallel_appendable) {
+      std::get<last>(*st.out.levels).append_coord_at(st.out.cnt, c);
+      (*st.out.vals)[static_cast<std::size_t>(st.out.cnt)] = value;
+    }
   }
 
   // Before loop Dp runs: where its entries begin (a filling pass moves to
@@ -95,7 +140,7 @@ struct append_output : level_output<S> {
   // the last level's extent, so it fits the index type.)
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
   TENSORLEV_HOST_DEVICE static I mark(St& st, const Cs& cs) {
-    if constexpr (par == par_kind::append && appends_here<Dp, Abs>()) {
+    if constexpr ((par == par_kind::append || device_appends) && appends_here<Dp, Abs>()) {
       if (st.out.ph == phase::fill)
         st.out.cnt = st.out.offsets[static_cast<std::size_t>(cs.pos[0])];
       else if (st.out.ph == phase::count)
@@ -107,7 +152,7 @@ struct append_output : level_output<S> {
   // skips the reduction loops below the appended coordinate.
   template <class St>
   TENSORLEV_HOST_DEVICE static bool counting(const St& st) {
-    if constexpr (par == par_kind::append)
+    if constexpr (par == par_kind::append || device_appends)
       return st.out.ph == phase::count;
     else
       return false;
@@ -123,16 +168,22 @@ struct append_output : level_output<S> {
       return P.out_iter >= 0 && P.it[P.out_iter].appended;
     }
   }
+  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_loop(St& st, const Cs& cs, I begin) {
     if constexpr (appends_here<Dp, Abs>()) {
-      if constexpr (par == par_kind::append) {
+      if constexpr (par == par_kind::append || device_appends) {
         if (st.out.ph == phase::count) {
           st.out.counts[static_cast<std::size_t>(cs.pos[0])] += st.out.cnt - begin;
           return;
         }
       }
-      if (st.out.cnt != begin) std::get<last>(*st.out.levels).append_edges(cs.pos[0], begin, st.out.cnt);
+      if constexpr (device_appends) {
+        if (st.out.val_at != nullptr) return;  // the bounds are the scan already
+      }
+      if constexpr (host_assembled) {
+        if (st.out.cnt != begin) std::get<last>(*st.out.levels).append_edges(cs.pos[0], begin, st.out.cnt);
+      }
     }
   }
 
@@ -232,6 +283,56 @@ struct append_output : level_output<S> {
       K::template loop<0, 0>(local, cs, unused);
     });
     return total;
+  }
+
+  // The device form (see the file's comment). host: the state on the host
+  // (the output tensor); st: the state whose operand pointers are the
+  // launcher's copies.
+  template <class K, class St, class L>
+  static void run_device(const St& host, St st, const L& dev)
+    requires device_appends
+  {
+    using T = typename S::template op_t<0>;
+    using P = std::remove_const_t<typename last_level_t::pos_type>;
+    T* o = std::get<0>(host.ops);
+    levels_t lv = level_output<S>::empty_levels(*o);
+    const I parent_size = level_output<S>::template prefix_size<last>(lv);
+    const auto n = static_cast<std::size_t>(parent_size);
+    // The dense prefix, which the loops locate, where the launcher reads it.
+    st.out.levels = const_cast<levels_t*>(dev.upload(lv));
+    // count: parent p's entries into offsets[p]; offsets[n] stays 0
+    auto offsets = dev.template alloc<I>(n + 1, true);
+    st.out.counts = offsets.data();
+    st.out.ph = phase::count;
+    const auto count = K::device_fn(st);
+    dev.for_each(count.n, count);
+    const std::uint64_t total = dev.exclusive_scan(offsets.data(), n + 1);
+    const auto most = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
+                                               static_cast<std::uint64_t>(std::numeric_limits<P>::max()),
+                                               static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max())});
+    if (total > most)
+      throw overflow_error("tensorlev: the output's entries (" + std::to_string(total) +
+                           ") do not fit its index or position type (at most " + std::to_string(most) + ")");
+    const auto nnz = static_cast<std::size_t>(total);
+    auto crd = dev.template alloc<crd_t>(nnz, false);
+    auto vals = dev.template alloc<V>(nnz, false);
+    st.out.offsets = offsets.data();
+    st.out.crd_at = crd.data();
+    st.out.val_at = vals.data();
+    st.out.ph = phase::fill;
+    const auto fill = K::device_fn(st);
+    dev.for_each(fill.n, fill);
+    using pos_array = typename last_level_t::pos_array;
+    using crd_array = typename last_level_t::crd_array;
+    const I extent = std::get<last>(lv).dimension();
+    if constexpr (std::is_same_v<P, I>) {
+      std::get<last>(lv) = last_level_t(extent, pos_array(std::move(offsets)), crd_array(std::move(crd)));
+    } else {
+      auto bounds = dev.template alloc<P>(n + 1, false);
+      dev.for_each(n + 1, convert_fn<P, I>{bounds.data(), offsets.data()});
+      std::get<last>(lv) = last_level_t(extent, pos_array(std::move(bounds)), crd_array(std::move(crd)));
+    }
+    *o = T(o->dims(), std::move(lv), typename T::values_array(std::move(vals)));
   }
 
   // offsets[1, n] holds counts; makes offsets an exclusive scan (offsets[p]

@@ -104,12 +104,19 @@ TENSORLEV_HOST_DEVICE inline void atomic_add(V* p, V v) {
 #endif
 }
 
-// A tensor a kernel can assemble as its output (growable storage); a view
-// (borrowed storage) is written in place.
+// A tensor a kernel can assemble as its output: its storage owns its arrays
+// (growable host arrays, which the host assembles into; a device's, which
+// the device form fills by count, scan and fill). A view (borrowed arrays)
+// is written in place.
+template <class A>
+struct borrows_array : std::false_type {};
+template <class T>
+struct borrows_array<borrowed_array<T>> : std::true_type {};
 template <class T>
 struct is_tensor : std::false_type {};
 template <class V, class F, class I, class S>
-struct is_tensor<tensor<V, F, I, S>> : std::bool_constant<S::growable> {};
+struct is_tensor<tensor<V, F, I, S>>
+    : std::bool_constant<S::growable || !borrows_array<typename S::template array<int>>::value> {};
 template <class T>
 inline constexpr bool is_tensor_v = is_tensor<T>::value;
 }  // namespace detail
@@ -259,6 +266,14 @@ struct zero_fill_fn {
   }
 };
 
+// to[c] = from[c], converted (a launch per element).
+template <class To, class From>
+struct convert_fn {
+  To* to;
+  const From* from;
+  TENSORLEV_HOST_DEVICE void operator()(std::size_t c) const { to[c] = static_cast<To>(from[c]); }
+};
+
 // The policy interface, with what a policy that needs nothing does.
 template <class S>
 struct output_base {
@@ -270,6 +285,8 @@ struct output_base {
   // `=` stores each component once instead of zero-filling and adding.
   static constexpr bool direct_store = false;
   static constexpr par_kind par = par_kind::none;
+  // Whether a policy that builds levels has a device form (run_device).
+  static constexpr bool device_builds = false;
 
   // What loop_nest records before loop Dp runs, and hands to after_loop.
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
