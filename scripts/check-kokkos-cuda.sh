@@ -58,7 +58,7 @@ grep -Eq "^Kokkos_DIR:[A-Z]+=$kokkos" "$build/tensorlev/CMakeCache.txt" ||
 grep -q "KOKKOS_ENABLE_CUDA$" "$(find -L "$kokkos" -name KokkosCore_config.h | head -1)" ||
   { echo "check-kokkos-cuda: $kokkos has no CUDA back end" >&2; exit 1; }
 if ((run)); then
-  cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda test_kokkos_device_serial
+  cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda test_kokkos_device_host
   ctest --test-dir "$build/tensorlev" --output-on-failure -R '^kokkos[.]device_form[.]'
 else
   cmake --build "$build/tensorlev" -j "$jobs" --target "$object"

@@ -17,7 +17,8 @@
 /// `parallel_reduce`, scatter outputs (CSC SpMV) written with atomic adds,
 /// CSR-shaped sparse outputs (dense levels, then one compressed level)
 /// assembled by a counting launch, a `parallel_scan` and a filling launch
-/// into Views the output adopts. Nothing is read on the host but the
+/// into Views the output adopts (DCSR and COO matrices: in CSR's shape,
+/// then compacted). Nothing is read on the host but the
 /// statement's shape and a sparse output's entry count.
 /// `kokkos_device_executor<Space>` runs the same device form on any space,
 /// host spaces included (how the tests check it without a GPU).

@@ -182,15 +182,24 @@ std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
 // reduction under the appended level), a sparse vector (y = A x's rows
 // with entries). Every array must equal the serial result's exactly, and
 // the dense expansions must agree.
+// Every level's arrays (positions where the level has them, coordinates)
+// and the values equal serial's, and the dense expansions agree.
 template <class T, class W>
 std::size_t same_sparse(const T& dev_result, const W& want, const std::string& what) {
   const auto got = tensorlev::to_owning(to_host(dev_result));
   std::size_t bad = count_mismatches<double>(std::span<const double>(to_dense(got)), to_dense(want),
                                              what + " (device form vs serial, dense)");
-  const auto& g = std::get<W::num_levels - 1>(got.levels());
-  const auto& w = std::get<W::num_levels - 1>(want.levels());
-  if (!std::ranges::equal(g.pos(), w.pos()) || !std::ranges::equal(g.crd(), w.crd()) ||
-      !std::ranges::equal(got.values(), want.values())) {
+  const bool levels_equal = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return ([&] {
+      const auto& g = std::get<K>(got.levels());
+      const auto& w = std::get<K>(want.levels());
+      bool same = true;
+      if constexpr (requires { g.pos(); }) same = same && std::ranges::equal(g.pos(), w.pos());
+      if constexpr (requires { g.crd(); }) same = same && std::ranges::equal(g.crd(), w.crd());
+      return same;
+    }() && ...);
+  }(std::make_index_sequence<W::num_levels>{});
+  if (!levels_equal || !std::ranges::equal(got.values(), want.values())) {
     ADD_FAILURE() << what << ": the device form's arrays differ from serial (" << got.values().size() << " vs "
                   << want.values().size() << " entries)";
     ++bad;
@@ -218,14 +227,18 @@ std::size_t sparse_out_case(std::array<int, 2> dims, double fill, std::mt19937_6
   const auto Yd = to_dev(Y.t);
   const auto vd = to_dev(v.t);
   const auto ud = to_dev(u.t);
-  const auto empty = tensorlev::pack<csr>(tensorlev::coordinate_list<double, int>({dims[0], dims[1]}));
+  const auto empty = tensorlev::coordinate_list<double, int>({dims[0], dims[1]});
   std::size_t bad = 0;
+  // Each statement into CSR (count, scan, fill), DCSR and COO (CSR's shape,
+  // then compacted rows).
   auto check = [&](auto&& serial_stmt, auto&& dev_stmt, const std::string& name) {
-    tensor<double, csr> C = empty;
-    auto Cd = to_dev(empty);
-    serial_stmt(C);
-    dev_stmt(Cd);
-    bad += same_sparse(Cd, C, name + ", " + what);
+    for_each_format<std::tuple<csr, dcsr, coo>>([&]<class G>(std::type_identity<G>) {
+      tensor<double, G> C = tensorlev::pack<G>(empty);
+      auto Cd = to_dev(C);
+      serial_stmt(C);
+      dev_stmt(Cd);
+      bad += same_sparse(Cd, C, name + " into " + fname<G>() + ", " + what);
+    });
   };
   check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) + B.t(i, j)); },
         [&](auto& C) { dev_compute(C(i, j), Ad(i, j) + Bd(i, j)); }, "C = A + B");
@@ -245,8 +258,16 @@ std::size_t sparse_out_case(std::array<int, 2> dims, double fill, std::mt19937_6
         dev_compute_add(C(i, j), Ad(i, j) - Hd(i, j));
       },
       "C = B; C += A - H");
-  check([&](auto& C) { compute(tensorlev::serial, C(i, j), A.t(i, j) * X.t(i, k) * Y.t(j, k)); },
-        [&](auto& C) { dev_compute(C(i, j), Ad(i, j) * Xd(i, k) * Yd(j, k)); }, "SDDMM");
+  check(
+      [&](auto& C) {
+        compute(tensorlev::serial, C(i, j), A.t(i, j) * X.t(i, k) * Y.t(j, k));
+        compute_add(tensorlev::serial, C(i, j), B.t(i, j) * X.t(i, k) * Y.t(j, k));
+      },
+      [&](auto& C) {
+        dev_compute(C(i, j), Ad(i, j) * Xd(i, k) * Yd(j, k));
+        dev_compute_add(C(i, j), Bd(i, j) * Xd(i, k) * Yd(j, k));
+      },
+      "SDDMM; C += SDDMM of B (a reduction under +=)");
   {
     auto w = tensorlev::pack<sparse_vector>(tensorlev::coordinate_list<double, int>({dims[1]}));
     auto wd = to_dev(w);
@@ -254,6 +275,39 @@ std::size_t sparse_out_case(std::array<int, 2> dims, double fill, std::mt19937_6
     dev_compute(wd(j), vd(j) - ud(j) * 3.0);
     bad += same_sparse(wd, w, "w = v - 3 u (sparse vectors), " + what);
   }
+  return bad;
+}
+
+// Column-major sparse outputs: CSC (count, scan, fill over columns), and
+// DCSC and column-major COO (CSC's shape, then compacted columns), from CSC
+// operands, with = and +=.
+struct dcsc_out : tensorlev::format<tensorlev::levels<tensorlev::compressed<>, tensorlev::compressed<>>,
+                                    tensorlev::modes<1, 0>> {
+  static constexpr std::string_view name = "DCSC";
+};
+struct coo_col_out
+    : tensorlev::format<tensorlev::levels<tensorlev::compressed_nonunique, tensorlev::singleton<>>,
+                        tensorlev::modes<1, 0>> {
+  static constexpr std::string_view name = "COO column-major";
+};
+inline std::size_t column_major_out_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<csc>(dims, fill, rng);
+  auto B = random_operand<csc>(dims, fill, rng);
+  const auto Ad = to_dev(A.t);
+  const auto Bd = to_dev(B.t);
+  const auto empty = tensorlev::coordinate_list<double, int>({dims[0], dims[1]});
+  std::size_t bad = 0;
+  for_each_format<std::tuple<csc, dcsc_out, coo_col_out>>([&]<class G>(std::type_identity<G>) {
+    tensor<double, G> C = tensorlev::pack<G>(empty);
+    auto Cd = to_dev(C);
+    compute(tensorlev::serial, C(i, j), A.t(i, j) - 2.0 * B.t(i, j));
+    compute_add(tensorlev::serial, C(i, j), A.t(i, j) * B.t(i, j));
+    dev_compute(Cd(i, j), Ad(i, j) - 2.0 * Bd(i, j));
+    dev_compute_add(Cd(i, j), Ad(i, j) * Bd(i, j));
+    bad += same_sparse(Cd, C,
+                       "C = A - 2B; C += A .* B into " + fname<G>() + ", CSC " + std::to_string(dims[0]) + "x" +
+                           std::to_string(dims[1]) + " fill " + std::to_string(fill));
+  });
   return bad;
 }
 
@@ -327,6 +381,14 @@ TEST(DeviceForm, CopiesKeepTheFormat) {
   for_each_format<mode_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
   for_each_format<derived_matrix_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 2>{9, 7}); });
   for_each_format<mode_order3_formats>([&]<class F>(std::type_identity<F> f) { check(f, std::array<int, 3>{4, 5, 3}); });
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(DeviceForm, ColumnMajorSparseOutputs) {
+  std::mt19937_64 rng(1706);
+  std::size_t bad = 0;
+  for (const auto& d : dev_shapes)
+    for (double fill : {0.0, 0.1, 0.6}) bad += column_major_out_case(d, fill, rng);
   EXPECT_EQ(bad, 0u);
 }
 
