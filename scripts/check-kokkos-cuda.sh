@@ -26,7 +26,8 @@ build=${1:-$root/build-kokkos-cuda}
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "check-kokkos-cuda: no nvcc on PATH or in /usr/local/cuda/bin" >&2; exit 1; }
 jobs=$(nproc)
-object=tests/kokkos/CMakeFiles/test_kokkos_device_cuda.dir/device.cpp.o
+objects=(tests/kokkos/CMakeFiles/test_kokkos_device_cuda_0.dir/device.cpp.o
+  tests/kokkos/CMakeFiles/test_kokkos_device_cuda_1.dir/device.cpp.o)
 if ((run)); then
   kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 --cuda | tail -1)
   kokkos_args=("-DKokkos_ROOT=$kokkos")
@@ -58,16 +59,19 @@ grep -Eq "^Kokkos_DIR:[A-Z]+=$kokkos" "$build/tensorlev/CMakeCache.txt" ||
 grep -q "KOKKOS_ENABLE_CUDA$" "$(find -L "$kokkos" -name KokkosCore_config.h | head -1)" ||
   { echo "check-kokkos-cuda: $kokkos has no CUDA back end" >&2; exit 1; }
 if ((run)); then
-  cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda test_kokkos_device_host
+  cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda_0 test_kokkos_device_cuda_1 \
+    test_kokkos_device_host_0 test_kokkos_device_host_1
   ctest --test-dir "$build/tensorlev" --output-on-failure -R '^kokkos[.]device_form[.]'
 else
-  cmake --build "$build/tensorlev" -j "$jobs" --target "$object"
-  [ -s "$build/tensorlev/$object" ] || { echo "check-kokkos-cuda: $object was not written" >&2; exit 1; }
-  # The object holds device code for sm_90 (a fatbin section), not host code only.
-  objdump -h "$build/tensorlev/$object" >"$build/sections.txt"
-  grep -q '\.nv_fatbin' "$build/sections.txt" ||
-    { echo "check-kokkos-cuda: $object has no .nv_fatbin section (no device code)" >&2; exit 1; }
-  echo "check-kokkos-cuda: test_kokkos_device_cuda compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs it)"
+  cmake --build "$build/tensorlev" -j "$jobs" --target "${objects[@]}"
+  for object in "${objects[@]}"; do
+    [ -s "$build/tensorlev/$object" ] || { echo "check-kokkos-cuda: $object was not written" >&2; exit 1; }
+    # The object holds device code for sm_90 (a fatbin section), not host code only.
+    objdump -h "$build/tensorlev/$object" >"$build/sections.txt"
+    grep -q '\.nv_fatbin' "$build/sections.txt" ||
+      { echo "check-kokkos-cuda: $object has no .nv_fatbin section (no device code)" >&2; exit 1; }
+  done
+  echo "check-kokkos-cuda: test_kokkos_device_cuda_0 and _1 compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs them)"
   # The GPU benchmark against cuSPARSE (bench/gpu, run by bench/gpu/run.sh)
   # compiles too.
   cmake -S "$root/bench/gpu" -B "$build/bench-gpu" -G Ninja "-DCMAKE_CXX_COMPILER=$wrapper" \

@@ -18,9 +18,14 @@ kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 | tail -1)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
   -DTENSORLEV_MPI=ON -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_WARNINGS_AS_ERRORS=ON "${san[@]}"
 grep -q "Kokkos_DIR:PATH=$kokkos/" "$build/CMakeCache.txt" || { echo "not configured against $kokkos" >&2; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target test_kokkos_parallel test_kokkos_storage test_kokkos_storage_matrix \
-  test_kokkos_dense_views test_kokkos_device_host test_dist_kokkos \
-  tensorlev_kokkos_header_alone
-# (The device form runs on every host space this Kokkos has, Serial and
-# OpenMP, from one binary.)
-ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -R '^(kokkos[.]|dist[.]kokkos[.]|cmake[.]kokkos_consumer)'
+# What touches Kokkos' API: Views as storage and dense operands, the host
+# executor (storage and dist tests run on it), the device launcher (the
+# device form's cases, on every host space this Kokkos has, Serial and
+# OpenMP). test_kokkos_parallel and test_kokkos_storage_matrix run the
+# generic kernels through the same executor and storage as the README
+# build's Kokkos 3.4.1 and are left out here (about 460 CPU-seconds of
+# compilation that test no other Kokkos call).
+cmake --build "$build" -j "$(nproc)" --target test_kokkos_storage test_kokkos_dense_views \
+  test_kokkos_device_host_0 test_kokkos_device_host_1 test_dist_kokkos tensorlev_kokkos_header_alone
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -R '^(kokkos[.]|dist[.]kokkos[.]|cmake[.]kokkos_consumer)' \
+  -E '^kokkos[.](parallel|storage_matrix)[.]?'

@@ -7,6 +7,8 @@
 //  - to_host(t): a tensor on the launcher's side, readable on the host.
 // Values are small integers, so sums are exact whatever the order of the
 // chunks and of atomic adds: results must equal the serial ones exactly.
+// TL_PART 0 (dense and scalar outputs, copies) and 1 (sparse outputs)
+// split the cases between two translation units (both when undefined).
 #pragma once
 
 #include "common.hpp"
@@ -35,6 +37,7 @@ inline std::size_t same_scalar(double got, double want, const std::string& what)
 // than a warp.
 constexpr std::array<std::array<int, 2>, 7> dev_shapes{{{0, 0}, {0, 5}, {1, 7}, {7, 1}, {5, 6}, {60, 41}, {300, 90}}};
 
+#if !defined(TL_PART) || TL_PART == 0
 // Every output strategy of a matrix operand A in format F: located rows,
 // scatter (transposed access: atomic adds), scalars, split terms with
 // negation and constants, `+=`, a scalar operand.
@@ -176,6 +179,9 @@ std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
   return bad;
 }
 
+#endif  // part 0
+
+#if !defined(TL_PART) || TL_PART == 1
 // CSR outputs assembled where the launcher runs (count, scan, fill) from
 // row-major operands in F: a union (A + B), an intersection (A .* B), a
 // negation, a column broadcast, a DCSR operand, `+=` (old + e), SDDMM (a
@@ -311,11 +317,61 @@ inline std::size_t column_major_out_case(std::array<int, 2> dims, double fill, s
   return bad;
 }
 
+// SpGEMM (a workspace over the reduction k) assembled where the launcher
+// runs, with an accumulator per row sized by the row's products: hashed
+// rows (few products against a long row), dense rows (many), empty rows,
+// and a sparse vector result (w = v A: one row). A in FA, B in FB; into
+// CSR, DCSR and COO, with = and += (through a temporary), and a sum with a
+// sparse matrix (split terms).
+template <class FA, class FB>
+std::size_t spgemm_case(std::array<int, 3> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(std::array<int, 2>{dims[0], dims[1]}, fill, rng);
+  auto B = random_operand<FB>(std::array<int, 2>{dims[1], dims[2]}, fill, rng);
+  auto H = random_operand<csr>(std::array<int, 2>{dims[0], dims[2]}, fill, rng);
+  auto v = random_operand<sparse_vector>(std::array<int, 1>{dims[0]}, 0.5, rng);
+  const std::string what = fname<FA>() + " x " + fname<FB>() + " " + std::to_string(dims[0]) + "x" +
+                           std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " fill " + std::to_string(fill);
+  const auto Ad = to_dev(A.t);
+  const auto Bd = to_dev(B.t);
+  const auto Hd = to_dev(H.t);
+  const auto vd = to_dev(v.t);
+  const auto empty = tensorlev::coordinate_list<double, int>({dims[0], dims[2]});
+  std::size_t bad = 0;
+  for_each_format<std::tuple<csr, dcsr, coo>>([&]<class G>(std::type_identity<G>) {
+    tensor<double, G> C = tensorlev::pack<G>(empty);
+    auto Cd = to_dev(C);
+    compute(tensorlev::serial, C(i, j), A.t(i, k) * B.t(k, j));
+    dev_compute(Cd(i, j), Ad(i, k) * Bd(k, j));
+    bad += same_sparse(Cd, C, "C = A B into " + fname<G>() + ", " + what);
+    compute_add(tensorlev::serial, C(i, j), -2.0 * A.t(i, k) * B.t(k, j));
+    dev_compute_add(Cd(i, j), -2.0 * Ad(i, k) * Bd(k, j));
+    bad += same_sparse(Cd, C, "C += -2 A B into " + fname<G>() + ", " + what);
+  });
+  {
+    tensor<double, csr> C = tensorlev::pack<csr>(empty);
+    auto Cd = to_dev(C);
+    compute(tensorlev::serial, C(i, j), A.t(i, k) * B.t(k, j) - H.t(i, j));
+    dev_compute(Cd(i, j), Ad(i, k) * Bd(k, j) - Hd(i, j));
+    bad += same_sparse(Cd, C, "C = A B - H, " + what);
+  }
+  {
+    auto w = tensorlev::pack<sparse_vector>(tensorlev::coordinate_list<double, int>({dims[1]}));
+    auto wd = to_dev(w);
+    compute(tensorlev::serial, w(k), v.t(i) * A.t(i, k));
+    dev_compute(wd(k), vd(i) * Ad(i, k));
+    bad += same_sparse(wd, w, "w = v A (sparse vector), " + what);
+  }
+  return bad;
+}
+
+#endif  // part 1
+
 using device_matrix_formats =
     std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>>;
 using device_pair_formats = std::tuple<csr, coo, csc, dcsr, dense_row_major, dense_col_major>;
 using device_order3_formats = std::tuple<csf, coo_tensor<3>, dense_tensor<3>, mode_generic>;
 
+#if !defined(TL_PART) || TL_PART == 0
 TEST(DeviceForm, EveryOutputStrategyOverMatrixFormats) {
   std::mt19937_64 rng(1701);
   std::size_t bad = 0;
@@ -384,11 +440,30 @@ TEST(DeviceForm, CopiesKeepTheFormat) {
   EXPECT_EQ(bad, 0u);
 }
 
+#endif  // part 0
+
+#if !defined(TL_PART) || TL_PART == 1
 TEST(DeviceForm, ColumnMajorSparseOutputs) {
   std::mt19937_64 rng(1706);
   std::size_t bad = 0;
   for (const auto& d : dev_shapes)
     for (double fill : {0.0, 0.1, 0.6}) bad += column_major_out_case(d, fill, rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(DeviceForm, SpGEMMWithRowAccumulators) {
+  std::mt19937_64 rng(1707);
+  std::size_t bad = 0;
+  constexpr std::array<std::array<int, 3>, 8> shapes{
+      {{0, 0, 0}, {0, 3, 5}, {1, 1, 1}, {1, 7, 1}, {7, 1, 9}, {5, 6, 4}, {60, 41, 70}, {30, 50, 1500}}};
+  auto run = [&]<class FA, class FB>(std::type_identity<FA>, std::type_identity<FB>) {
+    for (const auto& d : shapes)
+      for (double fill : {0.0, 0.05, 0.5}) bad += spgemm_case<FA, FB>(d, fill, rng);
+  };
+  run(std::type_identity<csr>{}, std::type_identity<csr>{});
+  run(std::type_identity<dcsr>{}, std::type_identity<csr>{});
+  run(std::type_identity<coo>{}, std::type_identity<csr>{});
+  run(std::type_identity<csr>{}, std::type_identity<dcsr>{});
   EXPECT_EQ(bad, 0u);
 }
 
@@ -401,5 +476,7 @@ TEST(DeviceForm, SparseOutputsAssembledThere) {
   });
   EXPECT_EQ(bad, 0u);
 }
+
+#endif  // part 1
 
 }  // namespace

@@ -129,6 +129,7 @@ T to_host(const T& t) {
 
 #include "device_cases.hpp"
 
+#if !defined(TL_PART) || TL_PART == 0
 TEST(DeviceForm, RunsThroughTheLauncher) {
   using namespace tensorlev::indices;
   tensorlev::tensor<double, tensorlev::dense_vector> x({5}), y({5});
@@ -138,7 +139,9 @@ TEST(DeviceForm, RunsThroughTheLauncher) {
   EXPECT_EQ(tltest::host_launcher::launches_ - before, 1);  // direct store: no zero-fill launch
   EXPECT_EQ(y.values()[4], 9.0);
 }
+#endif
 
+#if !defined(TL_PART) || TL_PART == 1
 struct fixed_wide : tensorlev::owning<std::int64_t, std::int32_t> {
   static constexpr bool growable = false;
 };
@@ -180,4 +183,22 @@ TEST(DeviceForm, SparseOutputPositionTypes) {
               "tensorlev: the output's entries (40000) do not fit its index or position type (at most 32767)");
   }
   EXPECT_EQ(std::get<1>(Cs.levels()).pos().size(), 201u);  // left as it was
+
+  // SpGEMM (row accumulators) adopts its arrays the same way.
+  tl::compute(tl::serial, C(i, j), A(i, k) * A(k, j));
+  tltest::dev_compute(Cw(i, j), Ad(i, k) * Ad(k, j));
+  const auto& gotp = std::get<1>(Cw.levels());
+  const auto& wantp = std::get<1>(C.levels());
+  ASSERT_EQ(gotp.pos().size(), wantp.pos().size());
+  for (std::size_t p = 0; p < wantp.pos().size(); ++p) EXPECT_EQ(gotp.pos()[p], std::int64_t{wantp.pos()[p]}) << p;
+  EXPECT_TRUE(std::ranges::equal(gotp.crd(), wantp.crd()));
+  EXPECT_TRUE(std::ranges::equal(Cw.values(), C.values()));
+  try {
+    tltest::dev_compute(Cs(i, j), Ad(i, k) * Ad(k, j));
+    ADD_FAILURE() << "A A's 40000 entries were stored with 16-bit positions";
+  } catch (const tl::overflow_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tensorlev: the output's entries (40000) do not fit its index or position type (at most 32767)");
+  }
 }
+#endif

@@ -1,8 +1,9 @@
 // The chunked code path of generated kernels without threads: every chunk
 // runs on the calling thread in a scrambled order (odd chunks backwards,
 // then even ones), and the chunks are counted. Runs under the sanitizers;
-// tests/kokkos runs the same cases on Kokkos OpenMP threads.
-#include "parallel_cases.hpp"
+// tests/kokkos runs the same cases (parallel_cases.cpp, linked into both)
+// on Kokkos OpenMP threads.
+#include "parallel_common.hpp"
 
 namespace tltest {
 namespace {

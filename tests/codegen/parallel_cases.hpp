@@ -1,35 +1,13 @@
-// Kernels run on an executor against the same kernels run serially. The
-// including file defines tltest::test_executor() (the executor under test)
-// and tltest::chunks_run() (how many chunks it has run so far, or -1 when
-// it does not count). Values are small integers, so every sum is exact and
-// the parallel results must equal the serial ones bit for bit, reductions
-// included.
+// Kernels run on an executor against the same kernels run serially
+// (parallel_common.hpp: the executor under test). Values are small
+// integers, so every sum is exact and the parallel results must equal the
+// serial ones bit for bit, reductions included. Compiled once, as
+// parallel_cases.cpp, into every binary that runs the cases.
 #pragma once
 
-#include <algorithm>
-
-#include "common.hpp"
-#include "tensorlev/execution.hpp"
-
-namespace tltest {
-tensorlev::executor test_executor();
-long chunks_run();
-}  // namespace tltest
+#include "parallel_common.hpp"
 
 namespace {
-using namespace tltest;
-using namespace tensorlev::indices;
-using tensorlev::compute;
-using tensorlev::compute_add;
-using tensorlev::splits_outer_loop_v;
-constexpr tensorlev::index_var<'r'> r{};
-
-// Mismatches against the serial result (count_mismatches, common.hpp).
-template <class V>
-std::size_t differ(std::span<const V> got, std::span<const V> serial, const std::string& what) {
-  return count_mismatches<V>(got, std::vector<V>(serial.begin(), serial.end()), what + " (vs serial)");
-}
-
 // Shapes: empty, a single row or column, small, and larger than the
 // executor's chunk count (1024) so that chunks hold several iterations.
 constexpr std::array<std::array<int, 2>, 6> shapes{{{0, 0}, {1, 7}, {7, 1}, {5, 6}, {300, 41}, {2500, 13}}};

@@ -3,7 +3,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdlib>
 
-#include "../codegen/parallel_cases.hpp"
+#include "../codegen/parallel_common.hpp"
 #include "tensorlev/kokkos.hpp"
 
 namespace tltest {

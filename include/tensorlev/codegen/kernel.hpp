@@ -931,9 +931,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     static_assert(!output::builds_levels || output::device_builds,
                   "tensorlev: the device form assembles sparse outputs whose levels are dense, then one compressed "
                   "level (CSR, a sparse vector), from loops that bind the dense levels first, and DCSR and COO "
-                  "matrices through CSR's shape; this output (CSF, higher-order COO, hashed, blocked, or a "
-                  "product's workspace) is not assembled on a device yet: compute into CSR or a dense tensor, or "
-                  "run the statement on a host executor");
+                  "matrices through CSR's shape; this output (CSF, higher-order COO, hashed, blocked) is not "
+                  "assembled on a device yet: compute into CSR or a dense tensor, or run the statement on a host "
+                  "executor");
     static_assert(std::is_trivially_copy_constructible_v<params> && std::is_trivially_destructible_v<params>,
                   "tensorlev: the device form copies the operands' views bytewise: every operand must be a view "
                   "over borrowed arrays or a scalar");

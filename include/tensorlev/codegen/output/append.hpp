@@ -293,7 +293,6 @@ struct append_output : level_output<S> {
     requires device_appends
   {
     using T = typename S::template op_t<0>;
-    using P = std::remove_const_t<typename last_level_t::pos_type>;
     T* o = std::get<0>(host.ops);
     levels_t lv = level_output<S>::empty_levels(*o);
     const I parent_size = level_output<S>::template prefix_size<last>(lv);
@@ -307,12 +306,7 @@ struct append_output : level_output<S> {
     const auto count = K::device_fn(st);
     dev.for_each(count.n, count);
     const std::uint64_t total = dev.exclusive_scan(offsets.data(), n + 1);
-    const auto most = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
-                                               static_cast<std::uint64_t>(std::numeric_limits<P>::max()),
-                                               static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max())});
-    if (total > most)
-      throw overflow_error("tensorlev: the output's entries (" + std::to_string(total) +
-                           ") do not fit its index or position type (at most " + std::to_string(most) + ")");
+    check_device_total(total);
     const auto nnz = static_cast<std::size_t>(total);
     auto crd = dev.template alloc<crd_t>(nnz, false);
     auto vals = dev.template alloc<V>(nnz, false);
@@ -322,6 +316,25 @@ struct append_output : level_output<S> {
     st.out.ph = phase::fill;
     const auto fill = K::device_fn(st);
     dev.for_each(fill.n, fill);
+    adopt_device(dev, o, std::move(lv), n, std::move(offsets), std::move(crd), std::move(vals));
+  }
+
+  // The device form's number of entries fits the index and position types.
+  static void check_device_total(std::uint64_t total) {
+    using P = std::remove_const_t<typename last_level_t::pos_type>;
+    const auto most = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
+                                               static_cast<std::uint64_t>(std::numeric_limits<P>::max()),
+                                               static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max())});
+    if (total > most)
+      throw overflow_error("tensorlev: the output's entries (" + std::to_string(total) +
+                           ") do not fit its index or position type (at most " + std::to_string(most) + ")");
+  }
+  // The output adopts the arrays the device form filled: the last level's
+  // bounds (offsets, n + 1 of them; converted where the position type is
+  // not I), its coordinates and the values.
+  template <class L, class T, class Offsets, class Crd, class Vals>
+  static void adopt_device(const L& dev, T* o, levels_t lv, std::size_t n, Offsets offsets, Crd crd, Vals vals) {
+    using P = std::remove_const_t<typename last_level_t::pos_type>;
     using pos_array = typename last_level_t::pos_array;
     using crd_array = typename last_level_t::crd_array;
     const I extent = std::get<last>(lv).dimension();

@@ -14,10 +14,102 @@
 /// Unlike append (count, scan, fill), the product is computed once: a
 /// counting pass would redo SpGEMM's index work, which costs about as much
 /// as the numeric pass.
+///
+/// In the device form (a scanned last level: CSR's columns; one row per
+/// device chunk) there is no pool of dense rows to hand out: a GPU runs
+/// far more rows at once than it could give a row of the full length
+/// each. Each row gets an accumulator sized by its work instead, all of
+/// them in one arena the launcher allocates:
+///  1. a bounding launch runs the loops without values and counts each
+///     row's products (the coordinates it emits, repeats included);
+///  2. each row's slots follow from its count b: a hash table of the
+///     smallest power of two at least 2b (linear probing, at most half
+///     full), or, where that would not be smaller than the row's length,
+///     a dense row (coordinate c in slot c); an exclusive scan of the
+///     slots places every row's accumulator in the arena;
+///  3. an accumulating launch runs the loops again, adding each product
+///     into its row's accumulator and counting the row's distinct
+///     coordinates;
+///  4. an exclusive scan of those counts gives the level's bounds, and a
+///     gathering launch copies each row's entries to its positions: a
+///     dense row in coordinate order, a hashed one then sorted (heap
+///     sort, in place).
+/// The arena holds at most min(length, 4b) slots per row, so memory
+/// follows the product's work (as in ESC and hash SpGEMM on GPUs); rows are
+/// not yet processed in batches to cap it.
 
 #include "append.hpp"
 
 namespace tensorlev::cg {
+
+// Device form, step 2: a row's slots from its products a[r] (see the
+// file's comment), in place.
+struct ws_slots_fn {
+  std::uint64_t* a;
+  std::uint64_t len;  // the row's length
+  TENSORLEV_HOST_DEVICE void operator()(std::size_t r) const {
+    const std::uint64_t b = a[r];
+    std::uint64_t cap = 0;
+    if (b != 0) {
+      cap = 1;
+      while (cap < len && cap / 2 < b) cap <<= 1;
+      if (cap >= len) cap = len;
+    }
+    a[r] = cap;
+  }
+};
+
+// Sorts k[0, n) ascending, v along (heap sort: in place, no recursion, n
+// log n; device code has no std::sort).
+template <class C, class V>
+TENSORLEV_HOST_DEVICE void sort_by_key(C* k, V* v, std::size_t n) {
+  if (n < 2) return;
+  auto swap_at = [&](std::size_t a, std::size_t b) {
+    const C tk = k[a];
+    k[a] = k[b], k[b] = tk;
+    const V tv = v[a];
+    v[a] = v[b], v[b] = tv;
+  };
+  auto sift = [&](std::size_t root, std::size_t end) {
+    for (std::size_t child = 2 * root + 1; child < end; child = 2 * root + 1) {
+      if (child + 1 < end && k[child] < k[child + 1]) ++child;
+      if (!(k[root] < k[child])) return;
+      swap_at(root, child);
+      root = child;
+    }
+  };
+  for (std::size_t r = n / 2; r-- > 0;) sift(r, n);
+  for (std::size_t end = n - 1; end > 0; --end) {
+    swap_at(0, end);
+    sift(0, end);
+  }
+}
+
+// Device form, step 4: row r's entries from its accumulator to its
+// positions, in coordinate order.
+template <class I, class C, class V>
+struct ws_gather_fn {
+  const std::uint64_t* tab;
+  const I* keys;
+  const V* tvals;
+  const I* offsets;
+  C* crd;
+  V* vals;
+  std::uint64_t len;
+  TENSORLEV_HOST_DEVICE void operator()(std::size_t r) const {
+    const std::uint64_t first = tab[r], cap = tab[r + 1] - first;
+    const auto begin = static_cast<std::size_t>(offsets[r]);
+    std::size_t q = begin;
+    for (std::uint64_t s = first; s < first + cap; ++s) {
+      if (keys[s] != I(0)) {
+        crd[q] = static_cast<C>(keys[s] - 1);
+        vals[q] = tvals[s];
+        ++q;
+      }
+    }
+    if (cap != len) sort_by_key(crd + begin, vals + begin, q - begin);  // a dense row is in order already
+  }
+};
 
 template <class S>
 struct workspace_output : append_output<S> {
@@ -25,6 +117,18 @@ struct workspace_output : append_output<S> {
   using V = typename S::V;
   using I = typename S::I;
   static constexpr auto last = S::out_last_level;
+  using last_level_t = typename base::last_level_t;
+
+  // The device form (see the file's comment): a scanned last level under a
+  // dense prefix whose rows loop 0 binds, or a sparse vector (one row).
+  static constexpr bool device_builds =
+      scanned_level<last_level_t> && (base::splits_rows || last == 0) && !S::accumulate;
+  static constexpr par_kind par =
+      base::par != par_kind::none
+          ? base::par
+          : (device_builds && base::splits_rows && S::O.ws_open >= 0 ? par_kind::append : par_kind::none);
+  // What the device form's launches do with a product.
+  enum class dphase : unsigned char { none, bound, accumulate };
 
   // In a parallel run: one chunk's entries and its parents' segments
   // (parent position, begin, end, counted from the chunk's first entry).
@@ -45,6 +149,17 @@ struct workspace_output : append_output<S> {
     // in the loop would make the compiler reload every pointer it holds).
     I* touched = nullptr;
     std::size_t ntouched = 0;
+    // The device form: the phase, each row's products (bound), each row's
+    // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
+    // slots), the slots' coordinates plus one (0: empty) and values, and
+    // the row length (a row with that many slots is dense). Distinct
+    // coordinates are counted into base::data::counts.
+    dphase dph = dphase::none;
+    std::uint64_t* bound = nullptr;
+    const std::uint64_t* tab = nullptr;
+    I* keys = nullptr;
+    V* tvals = nullptr;
+    std::uint64_t len = 0;
   };
   // A row, one per concurrent chunk.
   struct row {
@@ -64,17 +179,57 @@ struct workspace_output : append_output<S> {
     st.out.ws = r.ws.data(), st.out.mark = r.mark.get(), st.out.touched = r.touched.get(), st.out.ntouched = 0;
   }
 
+  TENSORLEV_HD_ANY_STORAGE
   template <class St, class Cs>
-  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit(St& st, const Cs&, const V& value) {
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void emit(St& st, const Cs& cs, const V& value) {
     const I c = st.var_val[S::var_index(S::D.acc[0].lev[last].var)];
-    const auto x = static_cast<std::size_t>(c);
-    if (!st.out.mark[x]) {
-      st.out.mark[x] = true;
-      st.out.touched[st.out.ntouched++] = c;
-      st.out.ws[x] = value;
-    } else {
-      st.out.ws[x] += value;
+    if constexpr (device_builds) {
+      if (st.out.dph != dphase::none) return device_emit(st, cs, c, value);
     }
+    if constexpr (base::host_assembled) {
+      const auto x = static_cast<std::size_t>(c);
+      if (!st.out.mark[x]) {
+        st.out.mark[x] = true;
+        st.out.touched[st.out.ntouched++] = c;
+        st.out.ws[x] = value;
+      } else {
+        st.out.ws[x] += value;
+      }
+    }
+  }
+  // The device form's product c (value) of the current row: counted, or
+  // added into the row's accumulator.
+  template <class St, class Cs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void device_emit(St& st, const Cs& cs, I c, const V& value) {
+    // The dense prefix's position: the row (one row without a prefix).
+    const auto row = static_cast<std::size_t>(S::O.ws_open >= 0 ? cs.pos[0] : I(0));
+    if (st.out.dph == dphase::bound) {
+      ++st.out.bound[row];
+      return;
+    }
+    const std::uint64_t first = st.out.tab[row], cap = st.out.tab[row + 1] - first;
+    I* keys = st.out.keys + first;
+    const I key = static_cast<I>(c + 1);  // c < the extent: c + 1 fits I
+    std::uint64_t s = static_cast<std::uint64_t>(c);
+    if (cap != st.out.len) {
+      s = ((s * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+      while (keys[s] != key && keys[s] != I(0)) s = (s + 1) & (cap - 1);
+    }
+    if (keys[s] == I(0)) {
+      keys[s] = key;
+      st.out.tvals[first + s] = value;
+      ++st.out.counts[row];
+    } else {
+      st.out.tvals[first + s] += value;
+    }
+  }
+  // Whether values are not needed (the device form's bounding launch).
+  template <class St>
+  TENSORLEV_HOST_DEVICE static bool counting(const St& st) {
+    if constexpr (device_builds)
+      return st.out.dph == dphase::bound;
+    else
+      return false;
   }
 
   // Appends the row's coordinates in order under the dense prefix's
@@ -103,9 +258,15 @@ struct workspace_output : append_output<S> {
     else
       std::get<last>(*st.out.levels).append_edges(parent, begin, st.out.cnt);
   }
+  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St& st, const Cs& cs) {
-    if constexpr (static_cast<int>(Dp) == S::O.ws_open) flush(st, cs.pos[0]);
+    if constexpr (static_cast<int>(Dp) == S::O.ws_open && base::host_assembled) {
+      if constexpr (device_builds) {
+        if (st.out.dph != dphase::none) return;
+      }
+      flush(st, cs.pos[0]);
+    }
   }
 
   template <class K, class St, class Cs>
@@ -188,6 +349,53 @@ struct workspace_output : append_output<S> {
         },
         &fctx);
     return total;
+  }
+
+  // The device form (see the file's comment). host: the state on the host
+  // (the output tensor); st: the state whose operand pointers are the
+  // launcher's copies.
+  template <class K, class St, class L>
+  static void run_device(const St& host, St st, const L& dev)
+    requires device_builds
+  {
+    using T = typename S::template op_t<0>;
+    using crd_t = typename base::crd_t;
+    T* o = std::get<0>(host.ops);
+    typename S::out_levels_t lv = level_output<S>::empty_levels(*o);
+    const auto n = static_cast<std::size_t>(level_output<S>::template prefix_size<last>(lv));
+    st.out.levels = const_cast<typename S::out_levels_t*>(dev.upload(lv));
+    st.out.len = row_length(st);
+    // 1. each row's products
+    auto tab = dev.template alloc<std::uint64_t>(n + 1, true);
+    st.out.bound = tab.data();
+    st.out.dph = dphase::bound;
+    const auto bound = K::device_fn(st);
+    dev.for_each(bound.n, bound);
+    // 2. each row's slots, placed by a scan
+    dev.for_each(n, ws_slots_fn{tab.data(), st.out.len});
+    const std::uint64_t slots = dev.exclusive_scan(tab.data(), n + 1);
+    if (slots > std::numeric_limits<std::size_t>::max() / (sizeof(I) + sizeof(V)))
+      throw overflow_error("tensorlev: the device form's accumulators (" + std::to_string(slots) +
+                           " slots) do not fit in memory");
+    auto keys = dev.template alloc<I>(static_cast<std::size_t>(slots), true);
+    auto tvals = dev.template alloc<V>(static_cast<std::size_t>(slots), false);
+    auto offsets = dev.template alloc<I>(n + 1, true);
+    // 3. the products added up, each row's coordinates counted
+    st.out.tab = tab.data();
+    st.out.keys = keys.data();
+    st.out.tvals = tvals.data();
+    st.out.counts = offsets.data();
+    st.out.dph = dphase::accumulate;
+    const auto accumulate = K::device_fn(st);
+    dev.for_each(accumulate.n, accumulate);
+    // 4. the level's bounds, and each row's entries gathered
+    const std::uint64_t total = dev.exclusive_scan(offsets.data(), n + 1);
+    base::check_device_total(total);
+    auto crd = dev.template alloc<crd_t>(static_cast<std::size_t>(total), false);
+    auto vals = dev.template alloc<V>(static_cast<std::size_t>(total), false);
+    dev.for_each(n, ws_gather_fn<I, crd_t, V>{tab.data(), keys.data(), tvals.data(), offsets.data(), crd.data(),
+                                              vals.data(), st.out.len});
+    base::adopt_device(dev, o, std::move(lv), n, std::move(offsets), std::move(crd), std::move(vals));
   }
 };
 
