@@ -1,8 +1,9 @@
 // tensorlev's device form on Kokkos::Cuda against cuSPARSE, on the same
 // device arrays: SpMV (CSR) on a 27-point stencil of at least 10^8 nonzeros
 // and on the bench matrices, its achieved bandwidth as a fraction of the
-// device-to-device copy bandwidth measured in the same run; SpGEMM
-// (cuSPARSE only: the device form does not assemble sparse outputs yet).
+// device-to-device copy bandwidth measured in the same run; SpGEMM C = A A
+// (the device form's row accumulators against cusparseSpGEMM; tensorlev's
+// result checked once against the serial product on the host).
 // Run by bench/gpu/run.sh on a machine with a GPU (bench/README.md).
 #include <Kokkos_Core.hpp>
 #include <benchmark/benchmark.h>
@@ -10,6 +11,7 @@
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -135,6 +137,31 @@ void spmv_cusparse(benchmark::State& state, std::shared_ptr<input> in) {
   state.counters["nnz"] = in->nnz;
 }
 
+// C = A * A in the device form (an accumulator per row sized by the row's
+// products; the CSR result allocated in device memory), every launch and
+// allocation timed. Checked once against the serial product on the host:
+// the same pattern, values equal to a relative 1e-12.
+void spgemm_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
+  const tensorlev::kokkos_executor<space> ex;
+  const tensorlev::coordinate_list<double, int> empty({static_cast<int>(in->rows), static_cast<int>(in->cols)});
+  auto C = tensorlev::to_space<mem>(tensorlev::pack<tensorlev::csr>(empty));
+  for (auto _ : state) {
+    tensorlev::compute(ex, C(i, j), in->A(i, k) * in->A(k, j));
+    Kokkos::fence();
+  }
+  const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in->A));
+  host_csr want = tensorlev::pack<tensorlev::csr>(empty);
+  tensorlev::compute(tensorlev::serial, want(i, j), A(i, k) * A(k, j));
+  const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(C));
+  bool same = std::ranges::equal(got.level<1>().pos(), want.level<1>().pos()) &&
+              std::ranges::equal(got.level<1>().crd(), want.level<1>().crd()) &&
+              got.values().size() == want.values().size();
+  for (std::size_t p = 0; same && p < want.values().size(); ++p)
+    same = std::abs(got.values()[p] - want.values()[p]) <= 1e-12 * std::abs(want.values()[p]);
+  if (!same) state.SkipWithError("the device form's C = A A differs from the serial product");
+  state.counters["nnz_C"] = static_cast<double>(want.values().size());
+}
+
 // C = A * A with cuSPARSE's SpGEMM (work estimation, compute, copy into C's
 // arrays), every phase timed.
 void spgemm_cusparse(benchmark::State& state, std::shared_ptr<input> in) {
@@ -205,10 +232,14 @@ void register_all() {
     benchmark::RegisterBenchmark(("spmv/cusparse/" + in->name).c_str(), spmv_cusparse, in)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
-    if (in->spgemm)
+    if (in->spgemm) {
+      benchmark::RegisterBenchmark(("spgemm/tensorlev/" + in->name).c_str(), spgemm_tensorlev, in)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark(("spgemm/cusparse/" + in->name).c_str(), spgemm_cusparse, in)
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);
+    }
   }
 }
 }  // namespace
