@@ -5,8 +5,11 @@
 // device memory as views over borrowed arrays, the operands' views and the
 // expression uploaded with one memcpy, the loop nest launched as one
 // __global__ over the chunks of its outer loop (one row per thread),
-// scalar partials summed on the host. Every output strategy of the device
-// form: rows, scatter (atomicAdd), scalar, split terms, `+=`.
+// scalar partials summed on the host; sparse outputs in owned device arrays
+// (the launcher's alloc, and an exclusive scan in one block). Every output
+// strategy of the device form: rows, scatter (atomicAdd), scalar, split
+// terms, `+=`, sparse outputs by count, scan and fill (CSR, DCSR and COO),
+// SpGEMM with row accumulators, a sparse vector.
 // tests/codegen/device_form.cpp runs the same device form on the host.
 #if defined(__HIP__)
 #include <hip/hip_runtime.h>
@@ -17,9 +20,12 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tensorlev/codegen.hpp"
@@ -34,6 +40,57 @@ struct device_memory : tl::borrowed<> {
   using borrowed_type = tl::borrowed<>;
 };
 
+inline void check(GPU(Error_t) e, const char* what) {
+  if (e != GPU(Success)) throw std::runtime_error(std::string(what) + ": " + GPU(GetErrorString)(e));
+}
+
+// An owned array in device memory (what the launcher's alloc returns and a
+// sparse output adopts): copies share it, the last one frees it.
+template <class T>
+class gpu_array {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+  gpu_array() = default;
+  explicit gpu_array(std::size_t n) : n_(n) {
+    void* p = nullptr;
+    if (n > 0) check(GPU(Malloc)(&p, n * sizeof(T)), "malloc");
+    owner_ = std::shared_ptr<void>(p, [](void* q) { (void)GPU(Free)(q); });
+    p_ = static_cast<T*>(p);
+  }
+  template <class U>
+    requires std::is_same_v<std::remove_const_t<U>, value_type>
+  gpu_array(const gpu_array<U>& o) : p_(o.data()), n_(o.size()), owner_(o.owner()) {}  // NOLINT: const view
+  __host__ __device__ T* data() const noexcept { return p_; }
+  __host__ __device__ std::size_t size() const noexcept { return n_; }
+  __host__ __device__ bool empty() const noexcept { return n_ == 0; }
+  __host__ __device__ T& operator[](std::size_t i) const noexcept { return p_[i]; }
+  const std::shared_ptr<void>& owner() const noexcept { return owner_; }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+  std::shared_ptr<void> owner_;
+};
+
+// Storage whose arrays are owned device memory: sparse outputs are built
+// there by the launcher's count, scan and fill (not growable).
+struct device_arrays {
+  template <class T>
+  using array = gpu_array<T>;
+  template <class T>
+  using shared = gpu_array<T>;
+  template <class I>
+  using pos_type = I;
+  template <class I>
+  using crd_type = I;
+  static constexpr bool growable = false;
+  static constexpr bool host_accessible = false;
+  static constexpr const char* name = "device";
+  using borrowed_type = tl::borrowed<>;
+};
+static_assert(tl::storage_policy<device_arrays> && !tl::growable_storage<device_arrays>);
+
 template <class F>
 __global__ void each_chunk(F f, std::size_t n) {
   const std::size_t c = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -44,9 +101,34 @@ __global__ void chunk_sums(F f, std::size_t n, V* partial) {
   const std::size_t c = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c < n) partial[c] = f(c);
 }
-
-inline void check(GPU(Error_t) e, const char* what) {
-  if (e != GPU(Success)) throw std::runtime_error(std::string(what) + ": " + GPU(GetErrorString)(e));
+constexpr unsigned scan_threads = 256;
+// An exclusive scan of a[0, n) in place by one block (sums in 64 bits);
+// part[t] ends as thread t's offset, part[scan_threads] the total.
+template <class T>
+__global__ void scan_block(T* a, std::size_t n, std::uint64_t* part) {
+  const unsigned t = threadIdx.x;
+  const std::size_t stretch = (n + scan_threads - 1) / scan_threads;
+  const std::size_t lo = t * stretch < n ? t * stretch : n;
+  const std::size_t hi = lo + stretch < n ? lo + stretch : n;
+  std::uint64_t s = 0;
+  for (std::size_t k = lo; k < hi; ++k) {
+    const T v = a[k];
+    a[k] = static_cast<T>(s);
+    s += static_cast<std::uint64_t>(v);
+  }
+  part[t] = s;
+  __syncthreads();
+  if (t == 0) {
+    std::uint64_t run = 0;
+    for (unsigned u = 0; u < scan_threads; ++u) {
+      const std::uint64_t v = part[u];
+      part[u] = run;
+      run += v;
+    }
+    part[scan_threads] = run;
+  }
+  __syncthreads();
+  for (std::size_t k = lo; k < hi; ++k) a[k] = static_cast<T>(static_cast<std::uint64_t>(a[k]) + part[t]);
 }
 
 class gpu_launcher {
@@ -89,6 +171,25 @@ class gpu_launcher {
     for (const V& v : host) s += v;
     return s;
   }
+  template <class T>
+  gpu_array<T> alloc(std::size_t n, bool zeroed) const {
+    gpu_array<T> a(n);
+    if (zeroed && n > 0) check(GPU(Memset)(a.data(), 0, n * sizeof(T)), "memset");
+    return a;
+  }
+  // In place, one block: each thread scans a stretch, a serial pass over the
+  // stretch sums, then each thread offsets its stretch. Returns the total.
+  template <class T>
+  std::uint64_t exclusive_scan(T* a, std::size_t n) const {
+    std::uint64_t* total = nullptr;
+    check(GPU(Malloc)(reinterpret_cast<void**>(&total), (scan_threads + 1) * sizeof(std::uint64_t)), "malloc");
+    kept_.push_back(total);
+    scan_block<T><<<1, scan_threads>>>(a, n, total);
+    check(GPU(GetLastError)(), "launch");
+    std::uint64_t s = 0;
+    check(GPU(Memcpy)(&s, total + scan_threads, sizeof s, GPU(MemcpyDeviceToHost)), "memcpy");
+    return s;
+  }
 
  private:
   mutable std::vector<void*> kept_;
@@ -99,13 +200,16 @@ template <class F>
 using in = tl::tensor<const double, F, int, device_memory>;
 template <class F>
 using out = tl::tensor<double, F, int, device_memory>;
+template <class F>
+using built = tl::tensor<double, F, int, device_arrays>;
 
 // Every statement of the device form over operands in device memory
 // (instantiated here; never run: no GPU).
 void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& Adcsr, const in<tl::csc>& Acsc,
              const in<tl::ell>& Aell, const in<tl::csf>& B, const in<tl::dense_row_major>& C,
              const in<tl::dense_row_major>& D, const in<tl::dense_vector>& x, const in<tl::dense_vector>& z,
-             out<tl::dense_vector>& y, out<tl::dense_row_major>& M) {
+             out<tl::dense_vector>& y, out<tl::dense_row_major>& M, built<tl::csr>& Ccsr, built<tl::dcsr>& Cdcsr,
+             built<tl::coo>& Ccoo, built<tl::sparse_vector>& w, const in<tl::sparse_vector>& v) {
   using namespace tl::indices;
   constexpr tl::index_var<'r'> r{};
   const gpu_launcher dev;
@@ -117,6 +221,14 @@ void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& 
   tl::cg::run_device_form<false>(dev, y(i), Aell(i, j) * x(j));                  // ELL: a private loop variable
   tl::cg::run_device_form<false>(dev, y(i), -(A(i, j) * x(j) - 2.0 * z(i)) - z(i) * z(i));  // split terms
   tl::cg::run_device_form<false>(dev, M(i, r), B(i, k, l) * C(k, r) * D(l, r));  // MTTKRP over CSF
+  // Sparse outputs assembled on the device: count, scan, fill.
+  tl::cg::run_device_form<false>(dev, Ccsr(i, j), A(i, j) + 2.0 * Acoo(i, j));      // CSR: merged rows
+  tl::cg::run_device_form<true>(dev, Ccsr(i, j), Adcsr(i, j) * C(i, j));           // CSR +=
+  tl::cg::run_device_form<false>(dev, Cdcsr(i, j), A(i, j) - Adcsr(i, j));         // DCSR: CSR, compacted
+  tl::cg::run_device_form<false>(dev, Ccoo(i, j), -A(i, j));                       // COO: CSR, compacted
+  tl::cg::run_device_form<false>(dev, Ccsr(i, j), A(i, k) * Adcsr(k, j));          // SpGEMM: row accumulators
+  tl::cg::run_device_form<true>(dev, Ccoo(i, j), A(i, k) * A(k, j) - Acoo(i, j));  // SpGEMM +=, split terms
+  tl::cg::run_device_form<false>(dev, w(j), v(i) * A(i, j));                       // a sparse vector
   tl::scalar<double> s;
   tl::cg::run_device_form<false>(dev, s(), z(i) * A(i, j) * x(j));  // a scalar: partial sums
 }
