@@ -62,10 +62,13 @@ static_assert(par_of<out_ij<hash_rows>, add_expr<mat<csr>, mat<csr>>> == par_kin
 static_assert(par_of<out_ij<hash_rows>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'k'>,
                                                 tensorlev::access<const tensor<double, csr>, 'k', 'j'>>> ==
               par_kind::insert);
-// A hash vector's one level has a single parent: serial.
+// A hash vector's one level has a single parent: chunks collect their own
+// (coordinate, value) lists, inserted in chunk order.
 static_assert(par_of<tensorlev::access<tensor<double, hash_vector>, 'i'>,
                      add_expr<tensorlev::access<const tensor<double, sparse_vector>, 'i'>,
-                              tensorlev::access<const tensor<double, sparse_vector>, 'i'>>> == par_kind::none);
+                              tensorlev::access<const tensor<double, sparse_vector>, 'i'>>> == par_kind::collect);
+static_assert(par_of<tensorlev::access<tensor<double, hash_vector>, 'j'>, mul_expr<mat<csr>, cvec_i>> ==
+              par_kind::collect);
 static_assert(splits_outer_loop_v<vec_i, mul_expr<mat<csc>, vec_j>>);
 static_assert(splits_outer_loop_v<out_ij<dcsr>, add_expr<mat<csr>, mat<csr>>>);
 
@@ -280,6 +283,41 @@ std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& 
   return bad;
 }
 
+// Hash vector outputs (one table: chunks collect, then insert in chunk
+// order): rows (y = A x), a merged outer loop (a - 2 b), a transposed
+// product whose chunks all add into the same coordinates (y = A^T x), and
+// +=; the stored table must equal serial's (insertion order decides it).
+std::size_t hash_vector_case(std::array<int, 2> d, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<csr>(d, fill, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{d[1]}, 1.0, rng);
+  auto xt = random_operand<dense_vector>(std::array<int, 1>{d[0]}, 1.0, rng);
+  auto a = random_operand<sparse_vector>(std::array<int, 1>{d[0]}, fill, rng);
+  auto b = random_operand<hash_vector>(std::array<int, 1>{d[0]}, fill, rng);
+  const std::string what = " into a hash vector, " + std::to_string(d[0]) + "x" + std::to_string(d[1]) +
+                           " fill " + std::to_string(fill);
+  const auto empty_of = [](int n) { return pack<hash_vector>(coordinate_list<double, int>({n})); };
+  std::size_t bad = 0;
+  tensor<double, hash_vector> want = empty_of(d[0]), got = want;
+  want(i) = A.t(i, j) * x.t(j);
+  compute(test_executor(), got(i), A.t(i, j) * x.t(j));
+  bad += differ_stored(got, want, "y = A x" + what);
+  want(i) = a.t(i) - 2.0 * b.t(i);
+  compute(test_executor(), got(i), a.t(i) - 2.0 * b.t(i));
+  bad += differ_stored(got, want, "z = a - 2 b" + what);
+  want(i) += -(A.t(i, j) * x.t(j));
+  compute_add(test_executor(), got(i), -(A.t(i, j) * x.t(j)));
+  bad += differ_stored(got, want, "z += -A x" + what);
+  tensor<double, hash_vector> t_want = empty_of(d[1]), t_got = t_want;
+  t_want(j) = A.t(i, j) * xt.t(i);
+  compute(test_executor(), t_got(j), A.t(i, j) * xt.t(i));
+  bad += differ_stored(t_got, t_want, "y = A^T x" + what);
+  // and against a dense result
+  tensor<double, dense_vector> dense({d[1]});
+  dense(j) = A.t(i, j) * xt.t(i);
+  bad += differ<double>(std::span<const double>(to_dense(t_want)), dense.values(), "y = A^T x, dense" + what);
+  return bad;
+}
+
 // Schedules on an executor: an explicit loop order (j outer: a scatter) and
 // precompute (cut above the loop where the terms split); element-wise sums
 // and products over mixed format pairs into a dense output (merged outer
@@ -452,8 +490,10 @@ TEST(Parallel, SparseOutputs) {
   const long before_inserted = chunks_run();
   for (const auto& d : shapes)
     for (double fill : {0.0, 0.1, 0.6}) bad += sparse_out_case<hash_rows>(d, fill, rng);
+  for (const auto& d : shapes)
+    for (double fill : {0.0, 0.1, 0.6}) bad += hash_vector_case(d, fill, rng);
   if (chunks_run() >= 0) {
-    EXPECT_GT(chunks_run() - before_inserted, 1000) << "hashed-row outputs were not inserted in chunks";
+    EXPECT_GT(chunks_run() - before_inserted, 1000) << "hashed-row and hash-vector outputs were not inserted in chunks";
   }
   const long before_streamed = chunks_run();
   for (const auto& d : shapes)

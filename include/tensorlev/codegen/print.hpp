@@ -380,6 +380,8 @@ std::string print_kernel(std::vector<std::string> names) {
                                           "added afterwards"
                     : par == P::stream ? ", each collecting its own (coordinates, value) list; the lists are "
                                          "joined in chunk order and packed"
+                    : par == P::collect
+                        ? ", each collecting its own (coordinate, value) list; the lists are inserted in chunk order"
                     : par == P::insert
                         ? ", each owning its rows: counting their distinct coordinates (a marker array per "
                           "running chunk), then inserting into their own buckets"

@@ -124,7 +124,7 @@ inline constexpr bool is_tensor_v = is_tensor<T>::value;
 namespace cg {
 
 /// How a kernel's outer loop runs on a parallel executor (kernel::par).
-enum class par_kind { none, scalar, rows, scatter, append, assemble, insert, stream };
+enum class par_kind { none, scalar, rows, scatter, append, assemble, insert, stream, collect };
 
 template <class T>
 using operand_of = typename access_parts<T>::operand;

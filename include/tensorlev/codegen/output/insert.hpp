@@ -8,7 +8,11 @@
 /// loop order. On a parallel executor, when loop 0 binds the output's
 /// first (dense) level, chunks of loop 0 own disjoint parents: both passes
 /// run in chunks (a marker array per running chunk in the symbolic pass;
-/// each parent's buckets are its own in the numeric pass).
+/// each parent's buckets are its own in the numeric pass). A hash vector
+/// (no dense prefix: one parent, one table) cannot be shared that way: when
+/// loop 0 can be cut, each chunk collects its own (coordinate, value)
+/// list, and the lists are counted and inserted in chunk order (the serial
+/// order, so the same sums), on the calling thread.
 
 #include "common.hpp"
 
@@ -21,13 +25,16 @@ struct insert_output : level_output<S> {
   using levels_t = typename S::out_levels_t;
   static constexpr auto last = S::out_last_level;
 
-  static constexpr par_kind par =
-      S::outer_splittable && S::rows_first && last >= 1 ? par_kind::insert : par_kind::none;
+  static constexpr par_kind par = !S::outer_splittable             ? par_kind::none
+                                  : last == 0                      ? par_kind::collect
+                                  : S::rows_first && last >= 1     ? par_kind::insert
+                                                                   : par_kind::none;
 
   struct data : level_output<S>::data {
     bool counting = false;  // the symbolic pass: count children per parent position
     I* counts = nullptr;
     I* seen = nullptr;  // per coordinate, the parent position + 1 that last counted it
+    std::vector<std::pair<I, V>>* sink = nullptr;  // a chunk's list (par_kind::collect)
   };
 
   // The output coordinate is located through the dense prefix; the
@@ -35,8 +42,14 @@ struct insert_output : level_output<S> {
   // level (if new) and accumulates the value at its position.
   template <class St, class Cs>
   static void emit(St& st, const Cs&, const V& value) {
-    const I p = level_output<S>::template locate_prefix<last>(st);
     const I c = st.var_val[S::var_index(S::D.acc[0].lev[last].var)];
+    if constexpr (par == par_kind::collect) {
+      if (st.out.sink != nullptr) {
+        st.out.sink->emplace_back(c, value);
+        return;
+      }
+    }
+    const I p = level_output<S>::template locate_prefix<last>(st);
     if (st.out.counting) {
       if (st.out.seen == nullptr) {
         ++st.out.counts[static_cast<std::size_t>(p)];  // an upper bound
@@ -54,6 +67,9 @@ struct insert_output : level_output<S> {
 
   template <class K, class St, class Cs>
   static void run(St& st, const Cs& cs, const executor& ex) {
+    if constexpr (par == par_kind::collect) {
+      if (ex.parallel()) return run_collected<K>(st, cs, ex);
+    }
     auto* o = std::get<0>(st.ops);
     using T = typename S::template op_t<0>;
     using F = typename T::format_type;
@@ -116,6 +132,59 @@ struct insert_output : level_output<S> {
     }
     if (!chunked) K::template loop<0, 0>(st, cs, unused);
     std::get<last>(lv).insert_finalize(parent_size, size);
+    *o = T(o->dims(), std::move(lv), std::move(vals));
+  }
+
+  // A hash vector on a parallel executor: the loops run in chunks, each
+  // filling its own list; the lists are then counted (distinct
+  // coordinates, marked as in the symbolic pass) and inserted in chunk
+  // order.
+  template <class K, class St, class Cs>
+  static void run_collected(St& st, const Cs& cs, const executor& ex)
+    requires(last == 0)
+  {
+    auto* o = std::get<0>(st.ops);
+    using T = typename S::template op_t<0>;
+    using F = typename T::format_type;
+    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
+    std::vector<std::vector<std::pair<I, V>>> lists(n);
+    K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
+      local.out.sink = &lists[c];
+      V target{};
+      K::template loop<0, 0>(local, cs, target);
+    });
+    const auto extent = static_cast<std::size_t>(o->dims()[F::maps[0].dim]);
+    std::size_t pairs = 0;
+    for (const auto& l : lists) pairs += l.size();
+    std::size_t distinct = pairs;  // an overestimate past 2^24 coordinates, as above
+    if (extent <= (std::size_t{1} << 24)) {
+      std::vector<unsigned char> seen(extent, 0);
+      distinct = 0;
+      for (const auto& l : lists)
+        for (const auto& [c, v] : l)
+          if (seen[static_cast<std::size_t>(c)] == 0) seen[static_cast<std::size_t>(c)] = 1, ++distinct;
+    }
+    if (distinct > static_cast<std::size_t>(std::numeric_limits<I>::max()))
+      throw overflow_error("tensorlev: the hash vector's entries (" + std::to_string(distinct) +
+                           ") do not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+    levels_t lv = level_output<S>::empty_levels(*o);
+    using LL = std::tuple_element_t<0, levels_t>;
+    const std::array<I, 1> counts{static_cast<I>(distinct)};
+    std::get<0>(lv) = LL(level_shape<I>{static_cast<I>(extent), 0, distinct, {}, std::span<const I>(counts)});
+    const I size = std::get<0>(lv).size(I(1));
+    std::get<0>(lv).insert_init(I(1), size);
+    std::vector<V> vals(static_cast<std::size_t>(size), V{});
+    auto& lvl = std::get<0>(lv);
+    for (auto& l : lists) {
+      for (const auto& [c, v] : l) {
+        const located<I> r = lvl.locate(I(0), ancestors<I>(nullptr, 0), c);
+        if (!r.found) lvl.insert_coord(r.pos, c);
+        vals[static_cast<std::size_t>(r.pos)] += v;
+      }
+      l = {};  // free it now
+    }
+    lvl.insert_finalize(I(1), size);
     *o = T(o->dims(), std::move(lv), std::move(vals));
   }
 };
