@@ -9,6 +9,9 @@
 # Usage: scripts/run-kokkos4-tests.sh [--sanitize] [build-dir]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# g++ here (the README's sanitized build uses clang): both compilers see
+# the Kokkos and device tests.
+export TENSORLEV_SANITIZE_CXX=${TENSORLEV_SANITIZE_CXX:-g++}
 # shellcheck source=scripts/lib/sanitize.sh
 . "$root/scripts/lib/sanitize.sh"
 set -- ${rest[@]+"${rest[@]}"}

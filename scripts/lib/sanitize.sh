@@ -5,11 +5,16 @@
 # (-O1 -g1; the test targets set -O0 themselves), with the sanitizers' options exported; `san` is empty
 # (-DTENSORLEV_SANITIZE=OFF, so a build folder once sanitized is not any
 # more) otherwise. Use as: . lib/sanitize.sh; set -- ${rest[@]+"${rest[@]}"}
+# The sanitized build's compiler is TENSORLEV_SANITIZE_CXX, clang++ unless
+# set: it compiles the instrumented tests in about two thirds of g++'s time
+# (docs/design.md, CI). run-kokkos4-tests.sh keeps g++, so CI compiles the
+# Kokkos and device tests with both compilers, warnings as errors.
 san=(-DTENSORLEV_SANITIZE=OFF)
 rest=("$@")
 if [ "${1:-}" = "--sanitize" ]; then
   rest=("${@:2}")
-  san=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DTENSORLEV_SANITIZE=ON)
+  san=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" -DTENSORLEV_SANITIZE=ON
+    "-DCMAKE_CXX_COMPILER=${TENSORLEV_SANITIZE_CXX:-clang++}")
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi

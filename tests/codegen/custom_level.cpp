@@ -37,10 +37,10 @@ class padded_level {
 struct padded {
   template <class I>
   using level = padded_level<I>;
-  static constexpr std::string_view name = "padded";
+  [[maybe_unused]] static constexpr std::string_view name = "padded";
 };
 struct padded_rows : format<levels<dense<>, padded>> {
-  static constexpr std::string_view name = "padded rows";
+  [[maybe_unused]] static constexpr std::string_view name = "padded rows";
 };
 
 static_assert(level<padded_level<int>> && pos_iterable_level<padded_level<int>>);

@@ -35,12 +35,14 @@ using borrowed_compressed = tensorlev::compressed_level<int, tensorlev::sparse_o
 static_assert(tensorlev::pos_iterable_level<borrowed_compressed>);
 static_assert(!tensorlev::appendable_level<borrowed_compressed>);
 static_assert(tensorlev::appendable_level<tensorlev::compressed_level<int>>);
-static_assert(tensorlev::locatable_level<tensorlev::hashed_level<int, {}, tensorlev::borrowed<>>>);
-static_assert(!tensorlev::insertable_level<tensorlev::hashed_level<int, {}, tensorlev::borrowed<>>>);
+using borrowed_hashed = tensorlev::hashed_level<int, tensorlev::hash_options{}, tensorlev::borrowed<>>;
+static_assert(tensorlev::locatable_level<borrowed_hashed>);
+static_assert(!tensorlev::insertable_level<borrowed_hashed>);
 static_assert(std::is_same_v<decltype(view(std::declval<const tensor<double, csr>&>())),
                              tensor<const double, csr, int, tensorlev::borrowed<>>>);
 // Stored types apart from the index type: 64-bit row offsets, 32-bit columns.
-using mixed = tensorlev::compressed_level<std::int64_t, {}, tensorlev::owning<std::int64_t, std::int32_t>>;
+using mixed =
+    tensorlev::compressed_level<std::int64_t, tensorlev::sparse_options{}, tensorlev::owning<std::int64_t, std::int32_t>>;
 static_assert(std::is_same_v<mixed::pos_array, std::vector<std::int64_t>> &&
               std::is_same_v<mixed::crd_array, std::vector<std::int32_t>>);
 

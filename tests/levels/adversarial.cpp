@@ -23,7 +23,7 @@ template <class I>
 class reversed_level {
  public:
   using index_type = I;
-  static constexpr std::string_view name = "reversed";
+  [[maybe_unused]] static constexpr std::string_view name = "reversed";
   static constexpr bool is_full = false, is_ordered = false, is_unique = true, is_branchless = false,
                         is_compact = false;
   reversed_level() = delete;
@@ -53,7 +53,7 @@ class reversed_level {
 struct reversed {
   template <class J>
   using level = reversed_level<J>;
-  static constexpr std::string_view name = "reversed";
+  [[maybe_unused]] static constexpr std::string_view name = "reversed";
 };
 
 // Coordinate value iteration with found = false where a bit is unset,
@@ -62,7 +62,7 @@ template <class I>
 class bitmap_level {
  public:
   using index_type = I;
-  static constexpr std::string_view name = "bitmap";
+  [[maybe_unused]] static constexpr std::string_view name = "bitmap";
   static constexpr bool is_full = false, is_ordered = true, is_unique = true, is_branchless = false,
                         is_compact = false;
   explicit bitmap_level(const level_shape<I>& s) : n_(s.extent) {}
@@ -87,7 +87,7 @@ class bitmap_level {
 struct bitmap {
   template <class J>
   using level = bitmap_level<J>;
-  static constexpr std::string_view name = "bitmap";
+  [[maybe_unused]] static constexpr std::string_view name = "bitmap";
 };
 
 static_assert(!std::is_default_constructible_v<reversed_level<int>>);

@@ -28,24 +28,24 @@ struct hashed_csr : format<levels<hashed<>, compressed<>>> {
 /// Formats that store exactly the distinct coordinates they are given: no
 /// padding, no implicit zeros (their component count is checked exactly).
 template <class F>
-constexpr bool no_padding = false;
-template <> constexpr bool no_padding<sparse_vector> = true;
-template <> constexpr bool no_padding<hash_vector> = true;
-template <> constexpr bool no_padding<coo> = true;
-template <> constexpr bool no_padding<coo_aos> = true;
-template <> constexpr bool no_padding<csr> = true;
-template <> constexpr bool no_padding<csc> = true;
-template <> constexpr bool no_padding<dcsr> = true;
-template <> constexpr bool no_padding<csb<2>> = true;
-template <> constexpr bool no_padding<hash_rows> = true;
-template <> constexpr bool no_padding<hashed_csr> = true;
-template <> constexpr bool no_padding<coo_tensor<3>> = true;
-template <> constexpr bool no_padding<coo_aos_tensor<3>> = true;
-template <> constexpr bool no_padding<csf> = true;
-template <> constexpr bool no_padding<dense_sparse_sparse> = true;
-template <> constexpr bool no_padding<dense_dense_hashed> = true;
-template <> constexpr bool no_padding<coo_tensor<4>> = true;
-template <> constexpr bool no_padding<csf_tensor<4>> = true;
+inline constexpr bool no_padding = false;
+template <> inline constexpr bool no_padding<sparse_vector> = true;
+template <> inline constexpr bool no_padding<hash_vector> = true;
+template <> inline constexpr bool no_padding<coo> = true;
+template <> inline constexpr bool no_padding<coo_aos> = true;
+template <> inline constexpr bool no_padding<csr> = true;
+template <> inline constexpr bool no_padding<csc> = true;
+template <> inline constexpr bool no_padding<dcsr> = true;
+template <> inline constexpr bool no_padding<csb<2>> = true;
+template <> inline constexpr bool no_padding<hash_rows> = true;
+template <> inline constexpr bool no_padding<hashed_csr> = true;
+template <> inline constexpr bool no_padding<coo_tensor<3>> = true;
+template <> inline constexpr bool no_padding<coo_aos_tensor<3>> = true;
+template <> inline constexpr bool no_padding<csf> = true;
+template <> inline constexpr bool no_padding<dense_sparse_sparse> = true;
+template <> inline constexpr bool no_padding<dense_dense_hashed> = true;
+template <> inline constexpr bool no_padding<coo_tensor<4>> = true;
+template <> inline constexpr bool no_padding<csf_tensor<4>> = true;
 
 using vector_formats = std::tuple<dense_vector, sparse_vector, hash_vector>;
 using matrix_formats = std::tuple<dense_row_major, dense_col_major, coo, coo_aos, csr, csc, dcsr, ell, dia, bcsr<2>,

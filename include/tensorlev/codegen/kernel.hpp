@@ -496,6 +496,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   static constexpr bool subset(std::uint32_t q, std::uint32_t p) { return (q & ~p) == 0; }
+  // Whether slot s of plan p is a merged iterator over segments (clang's
+  // -Warray-bounds flags p.it[p.merged[s]] written inline where merged[s]
+  // is the constant -1, even behind `merged[s] >= 0 &&`).
+  template <class Plan>
+  static constexpr bool merged_segment(const Plan& p, std::size_t s) {
+    return p.merged[s] >= 0 && p.it[static_cast<std::size_t>(p.merged[s])].segment;
+  }
 
   template <std::size_t Dp, mask_t Abs, std::size_t Pt, std::size_t NM>
   TENSORLEV_HOST_DEVICE static void point(state& st, const cursor& cs, V& tgt, std::array<I, NM>& cur, const std::array<I, NM>& end) {
@@ -504,7 +511,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     constexpr bool single = popcount32(Pm) == 1;
     if constexpr (single) {
       constexpr std::size_t S = static_cast<std::size_t>(std::countr_zero(Pm));
-      constexpr bool seg = P.merged[S] >= 0 && P.it[P.merged[S]].segment;
+      constexpr bool seg = merged_segment(P, S);
       for (; cur[S] < end[S];) {
         I i;
         if (!slot_coord<Dp, Abs, S>(st, cur[S], i)) {
@@ -546,7 +553,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
           (
               [&] {
-                if constexpr (((Pm >> S) & 1U) && P.merged[S] >= 0 && P.it[P.merged[S]].segment) {
+                if constexpr (((Pm >> S) & 1U) && merged_segment(P, S)) {
                   if (c[S] == i) se[S] = segment_end<Dp, Abs, S>(st, cur[S], end[S], i);
                 }
               }(),
@@ -576,7 +583,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
               [&] {
                 if constexpr ((Pm >> S) & 1U) {
                   if (c[S] == i) {
-                    if constexpr (P.merged[S] >= 0 && P.it[P.merged[S]].segment)
+                    if constexpr (merged_segment(P, S))
                       cur[S] = se[S];
                     else
                       ++cur[S];
