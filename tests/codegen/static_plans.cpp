@@ -116,6 +116,13 @@ TEST(CodegenPrint, SpMVCSRShowsInlinedLevelFunctions) {
   tensor<double, csr> C2 = pack<csr>(coordinate_list<double, int>({2, 2}));
   const std::string u = loop_nest(C2(i, j), A(i, j) + A(i, j), {"C", "A", "A"});
   EXPECT_NE(u.find("each collecting its entries; a scan of their counts places them"), std::string::npos) << u;
+  // A hash vector (one table) inserts the chunks' lists in chunk order.
+  tensor<double, hash_vector> h = pack<hash_vector>(coordinate_list<double, int>({2}));
+  const std::string hs = loop_nest(h(i), A(i, j) * x(j), {"h", "A", "x"});
+  EXPECT_NE(hs.find("on a parallel executor: the i loop runs in chunks, each collecting its own (coordinate, value) "
+                    "list; the lists are inserted in chunk order"),
+            std::string::npos)
+      << hs;
   tensor<double, dcsr> D2 = pack<dcsr>(coordinate_list<double, int>({2, 2}));
   const std::string v = loop_nest(D2(i, j), A(i, j) + A(i, j), {"C", "A", "A"});
   EXPECT_NE(v.find("on a parallel executor: the i loop runs in chunks, each counting its positions per level; a "

@@ -58,14 +58,10 @@ class gpu_array {
     owner_ = std::shared_ptr<void>(p, [](void* q) { (void)GPU(Free)(q); });
     p_ = static_cast<T*>(p);
   }
-  template <class U>
-    requires std::is_same_v<std::remove_const_t<U>, value_type>
-  gpu_array(const gpu_array<U>& o) : p_(o.data()), n_(o.size()), owner_(o.owner()) {}  // NOLINT: const view
   __host__ __device__ T* data() const noexcept { return p_; }
   __host__ __device__ std::size_t size() const noexcept { return n_; }
   __host__ __device__ bool empty() const noexcept { return n_ == 0; }
   __host__ __device__ T& operator[](std::size_t i) const noexcept { return p_[i]; }
-  const std::shared_ptr<void>& owner() const noexcept { return owner_; }
 
  private:
   T* p_ = nullptr;

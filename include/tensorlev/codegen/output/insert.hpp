@@ -25,10 +25,10 @@ struct insert_output : level_output<S> {
   using levels_t = typename S::out_levels_t;
   static constexpr auto last = S::out_last_level;
 
-  static constexpr par_kind par = !S::outer_splittable             ? par_kind::none
-                                  : last == 0                      ? par_kind::collect
-                                  : S::rows_first && last >= 1     ? par_kind::insert
-                                                                   : par_kind::none;
+  static constexpr par_kind par = !S::outer_splittable ? par_kind::none
+                                  : last == 0           ? par_kind::collect
+                                  : S::rows_first       ? par_kind::insert
+                                                        : par_kind::none;
 
   struct data : level_output<S>::data {
     bool counting = false;  // the symbolic pass: count children per parent position
