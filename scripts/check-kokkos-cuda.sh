@@ -27,7 +27,8 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "check-kokkos-cuda: no nvcc on PATH or in /usr/local/cuda/bin" >&2; exit 1; }
 jobs=$(nproc)
 objects=(tests/kokkos/CMakeFiles/test_kokkos_device_cuda_0.dir/device.cpp.o
-  tests/kokkos/CMakeFiles/test_kokkos_device_cuda_1.dir/device.cpp.o)
+  tests/kokkos/CMakeFiles/test_kokkos_device_cuda_1.dir/device.cpp.o
+  tests/kokkos/CMakeFiles/test_kokkos_device_cuda_2.dir/device.cpp.o)
 if ((run)); then
   kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 --cuda | tail -1)
   kokkos_args=("-DKokkos_ROOT=$kokkos")
@@ -60,7 +61,7 @@ grep -q "KOKKOS_ENABLE_CUDA$" "$(find -L "$kokkos" -name KokkosCore_config.h | h
   { echo "check-kokkos-cuda: $kokkos has no CUDA back end" >&2; exit 1; }
 if ((run)); then
   cmake --build "$build/tensorlev" -j "$jobs" --target test_kokkos_device_cuda_0 test_kokkos_device_cuda_1 \
-    test_kokkos_device_host_0 test_kokkos_device_host_1
+    test_kokkos_device_cuda_2 test_kokkos_device_host_0 test_kokkos_device_host_1 test_kokkos_device_host_2
   ctest --test-dir "$build/tensorlev" --output-on-failure -R '^kokkos[.]device_form[.]'
 else
   cmake --build "$build/tensorlev" -j "$jobs" --target "${objects[@]}"
@@ -71,7 +72,7 @@ else
     grep -q '\.nv_fatbin' "$build/sections.txt" ||
       { echo "check-kokkos-cuda: $object has no .nv_fatbin section (no device code)" >&2; exit 1; }
   done
-  echo "check-kokkos-cuda: test_kokkos_device_cuda_0 and _1 compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs them)"
+  echo "check-kokkos-cuda: test_kokkos_device_cuda_0, _1 and _2 compiled for Kokkos::Cuda, sm_90 (not linked; --run links and runs them)"
   # The GPU benchmark against cuSPARSE (bench/gpu, run by bench/gpu/run.sh)
   # compiles too.
   cmake -S "$root/bench/gpu" -B "$build/bench-gpu" -G Ninja "-DCMAKE_CXX_COMPILER=$wrapper" \

@@ -212,6 +212,16 @@ concept scanned_level =
     requires { typename L::pos_array; typename L::crd_array; typename L::pos_type; typename L::crd_type; } &&
     std::constructible_from<L, typename L::index_type, typename L::pos_array, typename L::crd_array>;
 
+/// A branchless level whose coordinates are one array, position q's
+/// coordinate its element q (singleton levels: COO's columns). Made from
+/// that array alone, `L(extent, coordinates)`, so that a kernel can store
+/// each coordinate at its position where it runs (the device form's sparse
+/// outputs, beside scanned levels).
+template <class L>
+concept coordinate_array_level =
+    level<L> && L::is_branchless && requires { typename L::crd_array; typename L::crd_type; } &&
+    std::constructible_from<L, typename L::index_type, typename L::crd_array>;
+
 /// A level whose positions follow from its shape (range, offset): assembling
 /// it needs only its size for a given parent size.
 template <class L>

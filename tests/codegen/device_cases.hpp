@@ -7,8 +7,12 @@
 //  - to_host(t): a tensor on the launcher's side, readable on the host.
 // Values are small integers, so sums are exact whatever the order of the
 // chunks and of atomic adds: results must equal the serial ones exactly.
-// TL_PART 0 (dense and scalar outputs, copies) and 1 (sparse outputs)
-// split the cases between two translation units (both when undefined).
+// TL_PART 0 (dense and scalar outputs, copies), 1 (sparse matrix and
+// vector outputs, SpGEMM) and 2 (order-3 sparse outputs) split the cases
+// between three translation units (all when undefined): each is one of
+// the largest test translation units (clang under the sanitizers takes
+// up to ~12 GB for one, so two of them is what a 24 GB machine compiles at
+// once).
 #pragma once
 
 #include "common.hpp"
@@ -36,6 +40,31 @@ inline std::size_t same_scalar(double got, double want, const std::string& what)
 // Shapes with empty, single-row and single-column cases, and rows longer
 // than a warp.
 constexpr std::array<std::array<int, 2>, 7> dev_shapes{{{0, 0}, {0, 5}, {1, 7}, {7, 1}, {5, 6}, {60, 41}, {300, 90}}};
+
+// Every level's arrays (positions where the level has them, coordinates)
+// and the values equal serial's, and the dense expansions agree.
+template <class T, class W>
+std::size_t same_sparse(const T& dev_result, const W& want, const std::string& what) {
+  const auto got = tensorlev::to_owning(to_host(dev_result));
+  std::size_t bad = count_mismatches<double>(std::span<const double>(to_dense(got)), to_dense(want),
+                                             what + " (device form vs serial, dense)");
+  const bool levels_equal = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return ([&] {
+      const auto& g = std::get<K>(got.levels());
+      const auto& w = std::get<K>(want.levels());
+      bool same = true;
+      if constexpr (requires { g.pos(); }) same = same && std::ranges::equal(g.pos(), w.pos());
+      if constexpr (requires { g.crd(); }) same = same && std::ranges::equal(g.crd(), w.crd());
+      return same;
+    }() && ...);
+  }(std::make_index_sequence<W::num_levels>{});
+  if (!levels_equal || !std::ranges::equal(got.values(), want.values())) {
+    ADD_FAILURE() << what << ": the device form's arrays differ from serial (" << got.values().size() << " vs "
+                  << want.values().size() << " entries)";
+    ++bad;
+  }
+  return bad;
+}
 
 #if !defined(TL_PART) || TL_PART == 0
 // Every output strategy of a matrix operand A in format F: located rows,
@@ -188,31 +217,6 @@ std::size_t order3_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
 // reduction under the appended level), a sparse vector (y = A x's rows
 // with entries). Every array must equal the serial result's exactly, and
 // the dense expansions must agree.
-// Every level's arrays (positions where the level has them, coordinates)
-// and the values equal serial's, and the dense expansions agree.
-template <class T, class W>
-std::size_t same_sparse(const T& dev_result, const W& want, const std::string& what) {
-  const auto got = tensorlev::to_owning(to_host(dev_result));
-  std::size_t bad = count_mismatches<double>(std::span<const double>(to_dense(got)), to_dense(want),
-                                             what + " (device form vs serial, dense)");
-  const bool levels_equal = [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return ([&] {
-      const auto& g = std::get<K>(got.levels());
-      const auto& w = std::get<K>(want.levels());
-      bool same = true;
-      if constexpr (requires { g.pos(); }) same = same && std::ranges::equal(g.pos(), w.pos());
-      if constexpr (requires { g.crd(); }) same = same && std::ranges::equal(g.crd(), w.crd());
-      return same;
-    }() && ...);
-  }(std::make_index_sequence<W::num_levels>{});
-  if (!levels_equal || !std::ranges::equal(got.values(), want.values())) {
-    ADD_FAILURE() << what << ": the device form's arrays differ from serial (" << got.values().size() << " vs "
-                  << want.values().size() << " entries)";
-    ++bad;
-  }
-  return bad;
-}
-
 template <class F>
 std::size_t sparse_out_case(std::array<int, 2> dims, double fill, std::mt19937_64& rng) {
   auto A = random_operand<F>(dims, fill, rng);
@@ -366,6 +370,89 @@ std::size_t spgemm_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
 
 #endif  // part 1
 
+#if !defined(TL_PART) || TL_PART == 2
+// Order-3 sparse outputs assembled where the launcher runs (chunked count,
+// scan and fill): CSF, COO (a non-unique compressed level and singletons)
+// and a dense-prefix CSF, from operands in F (union, intersection,
+// negation) and, for COO operands, the other expression shapes of
+// sparse_out_case (a broadcast vector and a difference, `+=`, a reduction
+// under the last level) and a broadcast matrix.
+struct dense_csf_out : tensorlev::format<tensorlev::levels<tensorlev::dense<>, tensorlev::compressed<>,
+                                                           tensorlev::compressed<>>> {
+  static constexpr std::string_view name = "dense-CSF";
+};
+template <class F>
+std::size_t order3_sparse_out_case(std::array<int, 3> dims, double fill, std::mt19937_64& rng) {
+  auto A = random_operand<F>(dims, fill, rng);
+  auto B = random_operand<F>(dims, fill, rng);
+  auto H = random_operand<csf>(dims, fill, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{dims[2]}, 0.5, rng);
+  auto W = random_operand<dense_row_major>(std::array<int, 2>{dims[0], dims[1]}, 0.5, rng);
+  auto X = random_operand<dense_row_major>(std::array<int, 2>{dims[0], 3}, 1.0, rng);
+  auto Y = random_operand<dense_row_major>(std::array<int, 2>{dims[1], 3}, 1.0, rng);
+  const std::string what = fname<F>() + " " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+                           std::to_string(dims[2]) + " fill " + std::to_string(fill);
+  const auto Ad = to_dev(A.t);
+  const auto Bd = to_dev(B.t);
+  const auto Hd = to_dev(H.t);
+  const auto xd = to_dev(x.t);
+  const auto Wd = to_dev(W.t);
+  const auto Xd = to_dev(X.t);
+  const auto Yd = to_dev(Y.t);
+  const auto empty = tensorlev::coordinate_list<double, int>({dims[0], dims[1], dims[2]});
+  std::size_t bad = 0;
+  auto check = [&](auto&& serial_stmt, auto&& dev_stmt, const std::string& name) {
+    for_each_format<std::tuple<csf, coo_tensor<3>, dense_csf_out>>([&]<class G>(std::type_identity<G>) {
+      tensor<double, G> Z = tensorlev::pack<G>(empty);
+      auto Zd = to_dev(Z);
+      serial_stmt(Z);
+      dev_stmt(Zd);
+      bad += same_sparse(Zd, Z, name + " into " + fname<G>() + ", " + what);
+    });
+  };
+  check([&](auto& Z) { compute(tensorlev::serial, Z(i, j, k), A.t(i, j, k) + B.t(i, j, k)); },
+        [&](auto& Z) { dev_compute(Z(i, j, k), Ad(i, j, k) + Bd(i, j, k)); }, "Z = A + B");
+  check([&](auto& Z) { compute(tensorlev::serial, Z(i, j, k), A.t(i, j, k) * B.t(i, j, k)); },
+        [&](auto& Z) { dev_compute(Z(i, j, k), Ad(i, j, k) * Bd(i, j, k)); }, "Z = A .* B");
+  check([&](auto& Z) { compute(tensorlev::serial, Z(i, j, k), -A.t(i, j, k)); },
+        [&](auto& Z) { dev_compute(Z(i, j, k), -Ad(i, j, k)); }, "Z = -A");
+  // The other shapes from COO operands (beside CSF H), which loop by
+  // segments of their non-unique first level: each shape once, not once per
+  // operand format, since the output's assembly is what they test and an
+  // order-3 device-case translation unit is already one of the largest
+  // (docs/design.md).
+  if constexpr (std::is_same_v<F, coo_tensor<3>>) {
+    check([&](auto& Z) { compute(tensorlev::serial, Z(i, j, k), A.t(i, j, k) * x.t(k) - 2.0 * H.t(i, j, k)); },
+          [&](auto& Z) { dev_compute(Z(i, j, k), Ad(i, j, k) * xd(k) - 2.0 * Hd(i, j, k)); },
+          "Z = A x_k - 2 H (CSF H)");
+    check([&](auto& Z) { compute(tensorlev::serial, Z(i, j, k), A.t(i, j, k) * W.t(i, j)); },
+          [&](auto& Z) { dev_compute(Z(i, j, k), Ad(i, j, k) * Wd(i, j)); }, "Z = A .* W_ij (broadcast matrix)");
+    check(
+        [&](auto& Z) {
+          compute(tensorlev::serial, Z(i, j, k), B.t(i, j, k));
+          compute_add(tensorlev::serial, Z(i, j, k), A.t(i, j, k) - H.t(i, j, k));
+        },
+        [&](auto& Z) {
+          dev_compute(Z(i, j, k), Bd(i, j, k));
+          dev_compute_add(Z(i, j, k), Ad(i, j, k) - Hd(i, j, k));
+        },
+        "Z = B; Z += A - H");
+    check(
+        [&](auto& Z) {
+          compute(tensorlev::serial, Z(i, j, k), A.t(i, j, k) * X.t(i, r) * Y.t(j, r));
+          compute_add(tensorlev::serial, Z(i, j, k), B.t(i, j, k) * X.t(i, r) * Y.t(j, r));
+        },
+        [&](auto& Z) {
+          dev_compute(Z(i, j, k), Ad(i, j, k) * Xd(i, r) * Yd(j, r));
+          dev_compute_add(Z(i, j, k), Bd(i, j, k) * Xd(i, r) * Yd(j, r));
+        },
+        "Z = A .* (X Y^T)_ij summed over r; Z += the same of B");
+  }
+  return bad;
+}
+
+#endif  // part 2
+
 using device_matrix_formats =
     std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>>;
 using device_pair_formats = std::tuple<csr, coo, csc, dcsr, dense_row_major, dense_col_major>;
@@ -478,5 +565,20 @@ TEST(DeviceForm, SparseOutputsAssembledThere) {
 }
 
 #endif  // part 1
+
+#if !defined(TL_PART) || TL_PART == 2
+TEST(DeviceForm, Order3SparseOutputsAssembledThere) {
+  std::mt19937_64 rng(1707);
+  std::size_t bad = 0;
+  for_each_format<std::tuple<csf, coo_tensor<3>, dense_tensor<3>>>([&]<class F>(std::type_identity<F>) {
+    for (const auto& d : {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{0, 4, 3}, std::array<int, 3>{1, 1, 1},
+                          std::array<int, 3>{1, 6, 5}, std::array<int, 3>{9, 1, 4}, std::array<int, 3>{20, 7, 6},
+                          std::array<int, 3>{40, 12, 40}})
+      for (double fill : {0.0, 0.1, 0.5}) bad += order3_sparse_out_case<F>(d, fill, rng);
+  });
+  EXPECT_EQ(bad, 0u);
+}
+
+#endif  // part 2
 
 }  // namespace

@@ -8,8 +8,9 @@
 // scalar partials summed on the host; sparse outputs in owned device arrays
 // (the launcher's alloc, and an exclusive scan in one block). Every output
 // strategy of the device form: rows, scatter (atomicAdd), scalar, split
-// terms, `+=`, sparse outputs by count, scan and fill (CSR, DCSR and COO),
-// SpGEMM with row accumulators, a sparse vector.
+// terms, `+=`, sparse outputs by count, scan and fill (CSR, DCSR and COO
+// matrices; CSF and COO tensors per level, in chunks), SpGEMM with row
+// accumulators, a sparse vector.
 // tests/codegen/device_form.cpp runs the same device form on the host.
 #if defined(__HIP__)
 #include <hip/hip_runtime.h>
@@ -205,7 +206,8 @@ void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& 
              const in<tl::ell>& Aell, const in<tl::csf>& B, const in<tl::dense_row_major>& C,
              const in<tl::dense_row_major>& D, const in<tl::dense_vector>& x, const in<tl::dense_vector>& z,
              out<tl::dense_vector>& y, out<tl::dense_row_major>& M, built<tl::csr>& Ccsr, built<tl::dcsr>& Cdcsr,
-             built<tl::coo>& Ccoo, built<tl::sparse_vector>& w, const in<tl::sparse_vector>& v) {
+             built<tl::coo>& Ccoo, built<tl::sparse_vector>& w, const in<tl::sparse_vector>& v, built<tl::csf>& Zcsf,
+             built<tl::coo_tensor<3>>& Zcoo) {
   using namespace tl::indices;
   constexpr tl::index_var<'r'> r{};
   const gpu_launcher dev;
@@ -225,6 +227,10 @@ void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& 
   tl::cg::run_device_form<false>(dev, Ccsr(i, j), A(i, k) * Adcsr(k, j));          // SpGEMM: row accumulators
   tl::cg::run_device_form<true>(dev, Ccoo(i, j), A(i, k) * A(k, j) - Acoo(i, j));  // SpGEMM +=, split terms
   tl::cg::run_device_form<false>(dev, w(j), v(i) * A(i, j));                       // a sparse vector
+  // Order-3 outputs: chunked count, scan, fill per level.
+  tl::cg::run_device_form<false>(dev, Zcsf(i, j, k), B(i, j, k) + B(i, j, k) * x(k));  // CSF
+  tl::cg::run_device_form<true>(dev, Zcsf(i, j, k), B(i, j, k) * C(i, j));           // CSF +=
+  tl::cg::run_device_form<false>(dev, Zcoo(i, j, k), -B(i, j, k));                   // COO: singletons
   tl::scalar<double> s;
   tl::cg::run_device_form<false>(dev, s(), z(i) * A(i, j) * x(j));  // a scalar: partial sums
 }

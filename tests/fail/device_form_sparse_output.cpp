@@ -1,21 +1,20 @@
-// EXPECT: tensorlev: the device form assembles sparse outputs whose levels are dense, then one compressed level
-// The device form assembles CSR-like outputs (count, scan, fill) and DCSR
-// and COO matrices through CSR's shape; a CSF output is refused, the twin
-// writes the same sum into a DCSR matrix.
+// EXPECT: tensorlev: the device form assembles sparse outputs whose levels are dense, then compressed or singleton levels
+// The device form assembles CSR-like outputs (count, scan, fill), DCSR and
+// COO matrices through CSR's shape, and CSF and COO tensors by chunked
+// count, scan and fill; a hashed output is refused, the twin writes the
+// same sum into a sparse vector.
 #include "tensorlev/tensorlev.hpp"
 #include "device_stubs.hpp"
 
 int main() {
   using namespace tensorlev;
   using namespace tensorlev::indices;
+  const tensor<double, sparse_vector> A;
 #ifdef TL_SHOULD_FAIL
-  const tensor<double, csf> A;
-  tensor<double, csf> C;
-  cg::run_device_form<false>(stub_launcher{}, C(i, j, k), A(i, j, k) + A(i, j, k));
+  tensor<double, hash_vector> C;
 #else
-  const tensor<double, dcsr> A;
-  tensor<double, dcsr> C;
-  cg::run_device_form<false>(stub_launcher{}, C(i, j), A(i, j) + A(i, j));
+  tensor<double, sparse_vector> C;
 #endif
+  cg::run_device_form<false>(stub_launcher{}, C(i), A(i) + A(i));
   return 0;
 }

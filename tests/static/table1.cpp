@@ -54,6 +54,27 @@ constexpr bool check_capabilities() {
 static_assert(check_capabilities<std::int32_t>());
 static_assert(check_capabilities<std::int64_t>());
 
+// What a kernel can build where it runs, in arrays it is handed (the
+// device form's count, scan and fill; not a Table 1 column): a scanned
+// level's positions are a scan of its parents' counts (compressed), a
+// coordinate array level is its coordinates alone (singleton). A singleton
+// lane of an AoS tuple array is neither: its coordinates live in the head's
+// shared tuples.
+template <class I>
+constexpr bool check_device_assembly() {
+  TL_STATIC_TEST(scanned_level<compressed_level<I>> && !coordinate_array_level<compressed_level<I>>);
+  TL_STATIC_TEST(coordinate_array_level<singleton_level<I>> && !scanned_level<singleton_level<I>>);
+  TL_STATIC_TEST(coordinate_array_level<singleton_level<I, sparse_options{.unique = false}>>);
+  TL_STATIC_TEST(!coordinate_array_level<singleton_aos_level<I, 2, 1>> && !scanned_level<singleton_aos_level<I, 2, 1>>);
+  TL_STATIC_TEST(!scanned_level<dense_level<I>> && !coordinate_array_level<dense_level<I>>);
+  TL_STATIC_TEST(!scanned_level<range_level<I>> && !coordinate_array_level<range_level<I>>);
+  TL_STATIC_TEST(!scanned_level<offset_level<I>> && !coordinate_array_level<offset_level<I>>);
+  TL_STATIC_TEST(!scanned_level<hashed_level<I>> && !coordinate_array_level<hashed_level<I>>);
+  return true;
+}
+static_assert(check_device_assembly<std::int32_t>());
+static_assert(check_device_assembly<std::int64_t>());
+
 // Fixed properties (plain check marks and blanks of Table 1).
 TL_STATIC_TEST(full_level<dense_level<int>> && compact_level<dense_level<int>> && !branchless_level<dense_level<int>>);
 TL_STATIC_TEST(!full_level<range_level<int>> && !compact_level<range_level<int>> &&

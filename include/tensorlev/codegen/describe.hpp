@@ -129,9 +129,10 @@ constexpr level_desc describe_level(char var) {
   d.compact = L::is_compact;
   d.always_found = always_found_level<L>;
   d.insertable = insertable_level<L>;
-  // A scanned level (compressed) in arrays that cannot grow (device memory)
-  // is still assembled by append: the device form counts, scans and fills.
-  d.appendable = appendable_level<L> || scanned_level<L>;
+  // A scanned level (compressed) or a coordinate array (singleton) in
+  // arrays that cannot grow (device memory) is still assembled by append:
+  // the device form counts, scans and fills.
+  d.appendable = appendable_level<L> || scanned_level<L> || coordinate_array_level<L>;
   if constexpr (requires { L::needs_ancestors; }) d.needs_ancestors = L::needs_ancestors;
   return d;
 }

@@ -247,12 +247,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static constexpr std::size_t var_index(char v) { return base::var_index(v); }
   using output = typename decltype(output_policy_of<base>())::type;
 
-  // A sparse output's level: packable, or scanned (compressed) in arrays
-  // that cannot grow, which only the device form assembles (count, scan,
-  // fill into arrays its launcher allocates).
+  // A sparse output's level: packable, or scanned (compressed) or a
+  // branchless coordinate array (singleton) in arrays that cannot grow,
+  // which only the device form assembles (count, scan, fill into arrays its
+  // launcher allocates).
   template <class L>
   static constexpr bool out_level_ok =
-      packable_level<L> || (scanned_level<L> && std::constructible_from<L, const level_shape<typename L::index_type>&>);
+      packable_level<L> || ((scanned_level<L> || coordinate_array_level<L>) &&
+                            std::constructible_from<L, const level_shape<typename L::index_type>&>);
   static constexpr bool out_packable() {
     if constexpr (O.out == out_kind::scalar || O.out == out_kind::located) {
       return true;
@@ -882,12 +884,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     V acc{};
     if (!cut_range(st, cs, c, n, a, b)) return acc;
     state local = chunk_state(st, a, b);
+    output::begin_chunk(local, c);
     loop<0, 0>(local, cs, acc);
     return acc;
   }
   /// The whole loop nest on one thread (outer loops that cannot be cut).
   TENSORLEV_HOST_DEVICE static V device_whole(const state& st) {
     state local = st;
+    output::begin_chunk(local, 0);
     V acc{};
     loop<0, 0>(local, root_cursor(), acc);
     return acc;
@@ -930,18 +934,23 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       return *o;
   }
 
+  // Whether the output policy has a device form: one that builds levels
+  // says so (device_builds), the others unless they stream (device_form).
+  static constexpr bool device_output_ok = output::builds_levels ? output::device_builds : output::device_form;
   template <class L>
   static void run_device(const Out& out, const E& e, const L& dev) {
     static_assert((dense_copies | sorted_copies) == 0,
                   "tensorlev: on a device this statement would need a converted copy of an operand (a dense copy "
                   "beside a blocked operand, an ordered copy of a hashed level); convert that operand first");
-    static_assert(!output::builds_levels || output::device_builds,
-                  "tensorlev: the device form assembles sparse outputs whose levels are dense, then one compressed "
-                  "level (CSR, a sparse vector), from loops that bind the dense levels first, and DCSR and COO "
-                  "matrices through CSR's shape; this output (CSF, higher-order COO, hashed, blocked) is not "
-                  "assembled on a device yet: compute into CSR or a dense tensor, or run the statement on a host "
-                  "executor");
-    static_assert(std::is_trivially_copy_constructible_v<params> && std::is_trivially_destructible_v<params>,
+    static_assert(device_output_ok,
+                  "tensorlev: the device form assembles sparse outputs whose levels are dense, then compressed "
+                  "or singleton levels (CSR, DCSR, CSF, COO, a sparse vector); this output (hashed, blocked, "
+                  "streamed, or assembled out of order) is not assembled on a device yet: compute into one of "
+                  "those or a dense tensor, or run the statement on a host executor");
+    // (Asked only of an output the device form can write: a streamed one
+    // is the output tensor itself, refused above.)
+    static_assert(!device_output_ok ||
+                      (std::is_trivially_copy_constructible_v<params> && std::is_trivially_destructible_v<params>),
                   "tensorlev: the device form copies the operands' views bytewise: every operand must be a view "
                   "over borrowed arrays or a scalar");
     state host = make_state(out, e);
@@ -969,7 +978,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           ...);
     }(std::make_index_sequence<NA>{});
     st.expr = moved(&p.expr);
-    if constexpr (!output::builds_levels || output::device_builds) output::template run_device<kernel>(host, st, dev);
+    if constexpr (device_output_ok) output::template run_device<kernel>(host, st, dev);
   }
 
   // ---- entry ------------------------------------------------------------------

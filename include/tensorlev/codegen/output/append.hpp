@@ -294,11 +294,8 @@ struct append_output : level_output<S> {
   {
     using T = typename S::template op_t<0>;
     T* o = std::get<0>(host.ops);
-    levels_t lv = level_output<S>::empty_levels(*o);
-    const I parent_size = level_output<S>::template prefix_size<last>(lv);
-    const auto n = static_cast<std::size_t>(parent_size);
-    // The dense prefix, which the loops locate, where the launcher reads it.
-    st.out.levels = const_cast<levels_t*>(dev.upload(lv));
+    levels_t lv = level_output<S>::device_levels(host, st, dev);
+    const auto n = static_cast<std::size_t>(level_output<S>::template prefix_size<last>(lv));
     // count: parent p's entries into offsets[p]; offsets[n] stays 0
     auto offsets = dev.template alloc<I>(n + 1, true);
     st.out.counts = offsets.data();

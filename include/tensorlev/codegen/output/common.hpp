@@ -287,6 +287,9 @@ struct output_base {
   static constexpr par_kind par = par_kind::none;
   // Whether a policy that builds levels has a device form (run_device).
   static constexpr bool device_builds = false;
+  // Whether a policy that builds no levels has a device form (run_device):
+  // all but stream, which collects coordinates into a host list.
+  static constexpr bool device_form = true;
 
   // What loop_nest records before loop Dp runs, and hands to after_loop.
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
@@ -304,6 +307,9 @@ struct output_base {
   // After the loops below loop Dp ran for one value of its variable.
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St&, const Cs&) {}
+  // The device form: chunk c of the loop nest begins (with its own state).
+  template <class St>
+  TENSORLEV_HOST_DEVICE static void begin_chunk(St&, std::size_t) {}
   // Pointers the device form's state needs, set on the host before the
   // operands move to the launcher's memory (kernel::run_device).
   template <class St>
@@ -330,6 +336,15 @@ struct level_output : output_base<S> {
       return typename S::out_levels_t(std::tuple_element_t<K, typename S::out_levels_t>(
           level_shape<I>{o.dims()[F::maps[K].dim], 0, 0, {}})...);
     }(std::make_index_sequence<T::num_levels>{});
+  }
+  // The device form's start (append, workspace, assemble): the output's
+  // levels sized for no entries, and st reading them (the dense prefix,
+  // which the loops locate) from the launcher's copy.
+  template <class St, class Ln>
+  static typename S::out_levels_t device_levels(const St& host, St& st, const Ln& dev) {
+    typename S::out_levels_t lv = empty_levels(*std::get<0>(host.ops));
+    st.out.levels = const_cast<typename S::out_levels_t*>(dev.upload(lv));
+    return lv;
   }
   // Positions under the output's first N levels (dense: sized already).
   template <std::size_t N>

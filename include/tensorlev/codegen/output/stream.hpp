@@ -17,6 +17,7 @@ struct stream_output : output_base<S> {
   using V = typename S::V;
   using I = typename S::I;
   static constexpr par_kind par = S::outer_splittable ? par_kind::stream : par_kind::none;
+  static constexpr bool device_form = false;  // a host list, then pack
   struct data {
     coordinate_list<V, I>* sink = nullptr;
   };

@@ -361,9 +361,8 @@ struct workspace_output : append_output<S> {
     using T = typename S::template op_t<0>;
     using crd_t = typename base::crd_t;
     T* o = std::get<0>(host.ops);
-    typename S::out_levels_t lv = level_output<S>::empty_levels(*o);
+    typename S::out_levels_t lv = level_output<S>::device_levels(host, st, dev);
     const auto n = static_cast<std::size_t>(level_output<S>::template prefix_size<last>(lv));
-    st.out.levels = const_cast<typename S::out_levels_t*>(dev.upload(lv));
     st.out.len = row_length(st);
     // 1. each row's products
     auto tab = dev.template alloc<std::uint64_t>(n + 1, true);
