@@ -14,7 +14,13 @@
 #                                 SpMV tensorlev vs cuSPARSE, SpGEMM cuSPARSE;
 #                                 JSON and console output into $OUT (or
 #                                 gpu-inputs/results)
-#   bash bench/gpu/run.sh all     the three in order
+#   bash bench/gpu/run.sh explore tl-explore built against that Kokkos
+#                                 (nvcc_wrapper) and run with --device (the
+#                                 device form on Kokkos::Cuda): SpMV, add
+#                                 and SpGEMM over the bench matrices in
+#                                 every format the device form takes, each
+#                                 checked against the reference loops
+#   bash bench/gpu/run.sh all     the four in order
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 in=$root/gpu-inputs
@@ -64,10 +70,32 @@ bench() {
     tee "$results/bench_gpu.txt"
 }
 
+explore() {
+  local kokkos results=${OUT:-$in/results} status=0
+  kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 --cuda | tail -1)
+  cmake -S "$root" -B "$in/build-explore" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CXX_COMPILER=$kokkos/bin/nvcc_wrapper" -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
+    -DTENSORLEV_BUILD_TESTS=OFF "-DCMAKE_PREFIX_PATH=$prefix" >/dev/null
+  cmake --build "$in/build-explore" -j "$jobs" --target tl-explore
+  mkdir -p "$results"
+  : >"$results/explore_device.txt"
+  for m in "$in"/matrices/*.mtx; do
+    for k in spmv add spgemm; do
+      # exit status 1: a format disagrees with the reference or failed; 2: a
+      # usage error such as a non-square matrix for add (recorded, not fatal)
+      "$in/build-explore/examples/explore/tl-explore" --kernel "$k" --device --reps 3 --quiet "$m" \
+        >>"$results/explore_device.txt" 2>&1 || { [ $? -eq 2 ] || status=1; }
+    done
+  done
+  cat "$results/explore_device.txt"
+  return $status
+}
+
 case $stage in
   deps) deps ;;
   tests) tests ;;
   bench) bench ;;
-  all) deps && tests && bench ;;
-  *) echo "usage: bench/gpu/run.sh deps|tests|bench|all" >&2; exit 2 ;;
+  explore) explore ;;
+  all) deps && tests && bench && explore ;;
+  *) echo "usage: bench/gpu/run.sh deps|tests|bench|explore|all" >&2; exit 2 ;;
 esac

@@ -8,7 +8,8 @@
 # status 0, one JSON object on stdout with the documented fields, every
 # result within the reported tolerance, every format of FORMATS among the
 # results, every skipped format with a reason and its estimates, best_*
-# naming a result, and OUTPUT (if given) written by this run. SKIPPED: these
+# naming a result, "device" a name with --device and null without, and
+# OUTPUT (if given) written by this run. SKIPPED: these
 # formats must be skipped, with a reason matching SKIP_REASON (if given).
 # LISTED: every one of these formats is reported as run or skipped, and no
 # other. STDERR: each regex must match the progress lines on stderr.
@@ -74,6 +75,15 @@ if(NOT kernel STREQUAL KERNEL)
   message(FATAL_ERROR "kernel is '${kernel}', expected '${KERNEL}'")
 endif()
 get_json(file file)
+# "device": the space named with --device, null without.
+type_json(t device)
+if("--device" IN_LIST args)
+  if(NOT t STREQUAL "STRING")
+    message(FATAL_ERROR "--device given but the JSON's device is ${t}, expected the space's name\n${out}")
+  endif()
+elseif(NOT t STREQUAL "NULL")
+  message(FATAL_ERROR "no --device but the JSON's device is ${t}, expected null\n${out}")
+endif()
 type_json(t dims)
 if(NOT t STREQUAL "ARRAY")
   message(FATAL_ERROR "dims is ${t}, expected an array")

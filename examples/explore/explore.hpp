@@ -93,6 +93,20 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
   return nullptr;
 }
 
+/// Why kernel k cannot run on format f in the device form (--device), or
+/// nullptr when it can (f also supported by unsupported_reason). The
+/// dk_*.cpp translation units instantiate exactly these pairs.
+constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
+  const bool csr_result = k == kernel_id::add || k == kernel_id::spgemm || k == kernel_id::sddmm;
+  const bool out_of_row_order = f == f_csc || f == f_ell || f == f_dia || f == f_hash ||
+                                (k == kernel_id::sddmm && (f == f_bcsr4 || f == f_csb));
+  if (csr_result && out_of_row_order)
+    return "the CSR result would be reached out of row order (by columns, ELL slots, diagonals, blocks or "
+           "hashed columns), which a host executor streams into a list and packs; the device form assembles "
+           "outputs reached in order only (a compile error names it)";
+  return nullptr;
+}
+
 /// A dense operand, row-major.
 template <class V>
 struct dense_operand {
@@ -154,6 +168,12 @@ struct run_options {
 /// with n threads on its default host space. Throws usage-style errors
 /// (std::invalid_argument) when tl-explore was built without Kokkos.
 tensorlev::executor threads_executor(int n);
+
+/// --device (kokkos_exec.cpp): Kokkos initialized (n threads on its host
+/// space when n > 1), and what its default execution space is, e.g.
+/// "Cuda (a device space)" or "OpenMP (a host space: ...)". Throws
+/// std::invalid_argument when tl-explore was built without Kokkos.
+std::string device_init(int threads);
 
 // --- Size budgets (budget.cpp) ----------------------------------------------
 
@@ -234,5 +254,21 @@ std::span<const runner<double>> table_ttm(const double*);
 std::span<const runner<double>> table_mttkrp(const double*);
 std::span<const runner<double>> table_innerprod(const double*);
 std::span<const runner<double>> table_plus(const double*);
+
+/// The device-form runners of kernel k (--device; real values), indexed by
+/// format (nullptr: unsupported). kokkos_exec.cpp dispatches to the
+/// device_table_<kernel>() functions of dk_*.cpp (device_exec.hpp), or
+/// throws std::invalid_argument in a tl-explore built without Kokkos.
+std::span<const runner<double>> device_table(kernel_id k);
+std::span<const runner<double>> device_table_spmv();
+std::span<const runner<double>> device_table_spmm();
+std::span<const runner<double>> device_table_sddmm();
+std::span<const runner<double>> device_table_add();
+std::span<const runner<double>> device_table_spgemm();
+std::span<const runner<double>> device_table_ttv();
+std::span<const runner<double>> device_table_ttm();
+std::span<const runner<double>> device_table_mttkrp();
+std::span<const runner<double>> device_table_innerprod();
+std::span<const runner<double>> device_table_plus();
 
 }  // namespace tlx

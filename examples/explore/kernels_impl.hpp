@@ -125,84 +125,134 @@ void capture_sparse(result_tensor<V>* out, const T& t) {
 
 }  // namespace detail
 
-template <kernel_id K, class V, std::size_t FI>
-format_result run_format(const problem<V>& p, const reference<V>& ref, const run_options& opt, result_tensor<V>* out) {
+/// Where run_format runs the kernels: the host (opt.ex, the serial or
+/// Kokkos host executor); tensors stay where they are. device_exec.hpp has
+/// the other environment (--device): tensors copied into the memory of a
+/// Kokkos execution space and the statements run in their device form.
+struct host_env {
+  explicit host_env(const run_options& opt) : ex(opt.ex) {}
+  /// A tensor where the kernels read it (here: t itself, moved).
+  template <class T>
+  T put(T&& t) const {
+    return std::forward<T>(t);
+  }
+  /// A result where the host reads it (here: t itself).
+  template <class T>
+  const T& back(const T& t) const {
+    return t;
+  }
+  template <class Out, class E>
+  void compute(const Out& out, const E& e) const {
+    tl::compute(ex, out, e);
+  }
+  tl::executor ex;
+};
+
+/// Packs p.A (and p.At) into format FI, puts the operands where Env runs,
+/// runs kernel K there, compares the result with the reference.
+template <kernel_id K, class V, std::size_t FI, class Env>
+format_result run_format_in(const problem<V>& p, const reference<V>& ref, const run_options& opt,
+                            result_tensor<V>* out) {
   using namespace tl::indices;
   constexpr kernel_info info = kernels[static_cast<int>(K)];
   constexpr bool matrix = info.order == 2;
   using F = std::tuple_element_t<FI, std::conditional_t<matrix, matrix_format_types, tensor_format_types>>;
   static_assert(unsupported_reason(K, FI) == nullptr, "tl-explore: this (kernel, format) pair is not supported");
+  const Env env(opt);
 
   format_result r;
   r.format = std::string(format_name(info.order, FI));
   const auto& d = p.A.dims();
+  // An empty sparse result of format G, where the kernels run.
+  auto empty = [&]<class G>(std::type_identity<G>, std::vector<index_t> dims) {
+    return env.put(tl::pack<G>(coo_list<V>(std::move(dims))));
+  };
+  // A dense tensor of format G holding operand o, where the kernels run.
+  auto dense = [&]<class G>(std::type_identity<G>, const dense_operand<V>& o) {
+    return env.put(detail::dense_from<G>(o));
+  };
+  auto vec = [&](const dense_operand<V>& o) {
+    tl::tensor<V, tl::dense_vector, index_t> x(std::array<index_t, 1>{o.rows});
+    std::copy(o.data.begin(), o.data.end(), x.values().begin());
+    return env.put(std::move(x));
+  };
+  auto zeros = [&]<class G>(std::type_identity<G>, std::array<index_t, G::order> dims) {
+    return env.put(tl::tensor<V, G, index_t>(dims));
+  };
 
-  // Conversion from the COO list: median of the packs (add: A and A^T);
-  // the first one builds the operand.
+  // Conversion from the COO list (and, in the device form, the copy to the
+  // space's memory): median of the packs (add: A and A^T); the first one
+  // builds the operand.
   detail::phase(opt, "packing");
   detail::timings pack_t(opt), run_t(opt);
-  auto A = pack_t([&] { return tl::pack<F>(p.A); });
-  r.convert_ms = detail::time_reps(pack_t, [&] { A = tl::pack<F>(p.A); });
+  auto A = pack_t([&] { return env.put(tl::pack<F>(p.A)); });
+  r.convert_ms = detail::time_reps(pack_t, [&] { A = env.put(tl::pack<F>(p.A)); });
   r.packs = pack_t.runs();
   if constexpr (K == kernel_id::add) {
     detail::timings pack_at(opt);
-    auto At = pack_at([&] { return tl::pack<F>(p.At); });
-    r.convert_ms += detail::time_reps(pack_at, [&] { At = tl::pack<F>(p.At); });
-    auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
+    auto At = pack_at([&] { return env.put(tl::pack<F>(p.At)); });
+    r.convert_ms += detail::time_reps(pack_at, [&] { At = env.put(tl::pack<F>(p.At)); });
+    auto C = empty(std::type_identity<tl::csr>{}, {d[0], d[1]});
     detail::phase(opt, "running the kernel");
-    r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, j) + At(i, j)); });
-    r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
-    detail::capture_sparse(out, C);
+    r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(C(i, j), A(i, j) + At(i, j)); });
+    decltype(auto) Ch = env.back(C);
+    r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(Ch));
+    detail::capture_sparse(out, Ch);
   } else {
     detail::phase(opt, "running the kernel");
     if constexpr (K == kernel_id::spmv) {
-      tl::tensor<V, tl::dense_vector, index_t> x(std::array<index_t, 1>{d[1]});
-      std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), x.values().begin());
-      tl::tensor<V, tl::dense_vector, index_t> y(std::array<index_t, 1>{d[0]});
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, y(i), A(i, j) * x(j)); });
-      r.max_abs_err = dense_error(ref, y.values().data(), y.values().size());
-      detail::capture_dense(out, y);
+      auto x = vec(p.operands[0]);
+      auto y = zeros(std::type_identity<tl::dense_vector>{}, {d[0]});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(y(i), A(i, j) * x(j)); });
+      decltype(auto) yh = env.back(y);
+      r.max_abs_err = dense_error(ref, yh.values().data(), yh.values().size());
+      detail::capture_dense(out, yh);
     } else if constexpr (K == kernel_id::spmm) {
-      auto B = detail::dense_from<tl::dense_row_major>(p.operands[0]);
-      tl::tensor<V, tl::dense_row_major, index_t> C(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, k), A(i, j) * B(j, k)); });
-      r.max_abs_err = dense_error(ref, C.values().data(), C.values().size());
-      detail::capture_dense(out, C);
+      auto B = dense(std::type_identity<tl::dense_row_major>{}, p.operands[0]);
+      auto C = zeros(std::type_identity<tl::dense_row_major>{}, {d[0], p.operands[0].cols});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(C(i, k), A(i, j) * B(j, k)); });
+      decltype(auto) Ch = env.back(C);
+      r.max_abs_err = dense_error(ref, Ch.values().data(), Ch.values().size());
+      detail::capture_dense(out, Ch);
     } else if constexpr (K == kernel_id::spgemm) {
-      auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, k) * A(k, j)); });
-      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
-      detail::capture_sparse(out, C);
+      auto C = empty(std::type_identity<tl::csr>{}, {d[0], d[1]});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(C(i, j), A(i, k) * A(k, j)); });
+      decltype(auto) Ch = env.back(C);
+      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(Ch));
+      detail::capture_sparse(out, Ch);
     } else if constexpr (K == kernel_id::sddmm) {
-      auto U = detail::dense_from<tl::dense_row_major>(p.operands[0]);
-      auto W = detail::dense_from<tl::dense_row_major>(p.operands[1]);
-      auto C = tl::pack<tl::csr>(coo_list<V>(std::vector<index_t>{d[0], d[1]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j), A(i, j) * U(i, k) * W(j, k)); });
-      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
-      detail::capture_sparse(out, C);
+      auto U = dense(std::type_identity<tl::dense_row_major>{}, p.operands[0]);
+      auto W = dense(std::type_identity<tl::dense_row_major>{}, p.operands[1]);
+      auto C = empty(std::type_identity<tl::csr>{}, {d[0], d[1]});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(C(i, j), A(i, j) * U(i, k) * W(j, k)); });
+      decltype(auto) Ch = env.back(C);
+      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(Ch));
+      detail::capture_sparse(out, Ch);
     } else if constexpr (K == kernel_id::ttv) {
-      tl::tensor<V, tl::dense_vector, index_t> c(std::array<index_t, 1>{d[2]});
-      std::copy(p.operands[0].data.begin(), p.operands[0].data.end(), c.values().begin());
-      tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], d[1]});
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, j), A(i, j, k) * c(k)); });
-      r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
-      detail::capture_dense(out, Y);
+      auto c = vec(p.operands[0]);
+      auto Y = zeros(std::type_identity<tl::dense_row_major>{}, {d[0], d[1]});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(Y(i, j), A(i, j, k) * c(k)); });
+      decltype(auto) Yh = env.back(Y);
+      r.max_abs_err = dense_error(ref, Yh.values().data(), Yh.values().size());
+      detail::capture_dense(out, Yh);
     } else if constexpr (K == kernel_id::ttm) {
-      auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
-      tl::tensor<V, tl::dense_tensor<3>, index_t> Y(std::array<index_t, 3>{d[0], d[1], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, j, l), A(i, j, k) * M(k, l)); });
-      r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
-      detail::capture_dense(out, Y);
+      auto M = dense(std::type_identity<tl::dense_row_major>{}, p.operands[0]);
+      auto Y = zeros(std::type_identity<tl::dense_tensor<3>>{}, {d[0], d[1], p.operands[0].cols});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(Y(i, j, l), A(i, j, k) * M(k, l)); });
+      decltype(auto) Yh = env.back(Y);
+      r.max_abs_err = dense_error(ref, Yh.values().data(), Yh.values().size());
+      detail::capture_dense(out, Yh);
     } else if constexpr (K == kernel_id::mttkrp) {
-      auto M = detail::dense_from<tl::dense_row_major>(p.operands[0]);
-      auto N = detail::dense_from<tl::dense_row_major>(p.operands[1]);
-      tl::tensor<V, tl::dense_row_major, index_t> Y(std::array<index_t, 2>{d[0], p.operands[0].cols});
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, Y(i, l), A(i, j, k) * M(j, l) * N(k, l)); });
-      r.max_abs_err = dense_error(ref, Y.values().data(), Y.values().size());
-      detail::capture_dense(out, Y);
+      auto M = dense(std::type_identity<tl::dense_row_major>{}, p.operands[0]);
+      auto N = dense(std::type_identity<tl::dense_row_major>{}, p.operands[1]);
+      auto Y = zeros(std::type_identity<tl::dense_row_major>{}, {d[0], p.operands[0].cols});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(Y(i, l), A(i, j, k) * M(j, l) * N(k, l)); });
+      decltype(auto) Yh = env.back(Y);
+      r.max_abs_err = dense_error(ref, Yh.values().data(), Yh.values().size());
+      detail::capture_dense(out, Yh);
     } else if constexpr (K == kernel_id::innerprod) {
       tl::scalar<V> a;
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, a(), A(i, j, k) * A(i, j, k)); });
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(a(), A(i, j, k) * A(i, j, k)); });
       const V v = a.value();
       r.max_abs_err = dense_error(ref, &v, 1);
       if (out != nullptr) {
@@ -212,15 +262,21 @@ format_result run_format(const problem<V>& p, const reference<V>& ref, const run
         out->values.assign(1, v);
       }
     } else if constexpr (K == kernel_id::plus) {
-      auto C = tl::pack<tl::coo_tensor<3>>(coo_list<V>(std::vector<index_t>{d[0], d[1], d[2]}));
-      r.kernel_ms = detail::time_reps(run_t, [&] { tl::compute(opt.ex, C(i, j, k), A(i, j, k) + A(i, j, k)); });
-      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(C));
-      detail::capture_sparse(out, C);
+      auto C = empty(std::type_identity<tl::coo_tensor<3>>{}, {d[0], d[1], d[2]});
+      r.kernel_ms = detail::time_reps(run_t, [&] { env.compute(C(i, j, k), A(i, j, k) + A(i, j, k)); });
+      decltype(auto) Ch = env.back(C);
+      r.max_abs_err = sparse_error(ref, tl::to_coordinate_list(Ch));
+      detail::capture_sparse(out, Ch);
     }
   }
   r.runs = run_t.runs();
   r.gflops = r.kernel_ms > 0 ? ref.flops / (r.kernel_ms * 1e6) : 0.0;
   return r;
+}
+
+template <kernel_id K, class V, std::size_t FI>
+format_result run_format(const problem<V>& p, const reference<V>& ref, const run_options& opt, result_tensor<V>* out) {
+  return run_format_in<K, V, FI, host_env>(p, ref, opt, out);
 }
 
 /// The table of runners of kernel K for value type V, one per format of

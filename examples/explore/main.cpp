@@ -66,11 +66,32 @@ const char* flop_rule(kernel_id k) {
   return "?";
 }
 
+// The formats each kernel leaves out by why(k, f) (nullptr: kept), a line
+// per kernel with each format's reason number ([tag N]), then the reasons.
+template <class Why>
+void print_left_out(std::ostream& os, const std::string& tag, Why why) {
+  std::vector<std::string_view> reasons;
+  for (std::size_t k = 0; k < num_kernels; ++k) {
+    const auto n = kernels[k].order == 2 ? num_matrix_formats : num_tensor_formats;
+    std::string line;
+    for (std::size_t f = 0; f < n; ++f)
+      if (const char* r = why(static_cast<kernel_id>(k), f)) {
+        auto it = std::find(reasons.begin(), reasons.end(), std::string_view(r));
+        if (it == reasons.end()) it = reasons.insert(reasons.end(), r);
+        line += (line.empty() ? "" : ", ") + std::string(format_name(kernels[k].order, f)) + " [" + tag +
+                std::to_string(it - reasons.begin() + 1) + "]";
+      }
+    if (!line.empty()) os << "  " << kernels[k].name << ": " << line << "\n";
+  }
+  for (std::size_t x = 0; x < reasons.size(); ++x) os << "  [" << tag << x + 1 << "] " << reasons[x] << "\n";
+  if (reasons.empty()) os << "  (none)\n";
+}
+
 void print_help(std::ostream& os) {
   const budget b;
-  os << "usage: tl-explore --kernel K [--formats f1,f2,...] [--max-bytes B] [--max-work W] [--threads N] [--reps R]\n"
-        "                  [--rep-seconds S] [--rank R] [--cols N] [--seed S] [--operand NAME=FILE] [--json] [--quiet]\n"
-        "                  [--output FILE] FILE...\n"
+  os << "usage: tl-explore --kernel K [--formats f1,f2,...] [--max-bytes B] [--max-work W] [--threads N] [--device]\n"
+        "                  [--reps R] [--rep-seconds S] [--rank R] [--cols N] [--seed S] [--operand NAME=FILE] [--json]\n"
+        "                  [--quiet] [--output FILE] FILE...\n"
         "\n"
         "Packs the input (Matrix Market .mtx matrix or FROSTT .tns 3-tensor) from its COO coordinate list\n"
         "into each storage format, runs kernel K with the kernel tensorlev generates for that exact format,\n"
@@ -99,21 +120,11 @@ void print_help(std::ostream& os) {
   for (std::size_t f = 0; f < num_tensor_formats; ++f)
     os << "  " << tensor_formats[f] << std::string(11 - tensor_formats[f].size(), ' ') << tensor_format_desc[f] << "\n";
   os << "formats left out of a kernel (never faked; the reasons are listed below):\n";
-  std::vector<std::string_view> reasons;
-  for (std::size_t k = 0; k < num_kernels; ++k) {
-    const auto n = kernels[k].order == 2 ? num_matrix_formats : num_tensor_formats;
-    std::string line;
-    for (std::size_t f = 0; f < n; ++f)
-      if (const char* why = unsupported_reason(static_cast<kernel_id>(k), f)) {
-        auto it = std::find(reasons.begin(), reasons.end(), std::string_view(why));
-        if (it == reasons.end()) it = reasons.insert(reasons.end(), why);
-        line += (line.empty() ? "" : ", ") + std::string(format_name(kernels[k].order, f)) + " [" +
-                std::to_string(it - reasons.begin() + 1) + "]";
-      }
-    if (!line.empty()) os << "  " << kernels[k].name << ": " << line << "\n";
-  }
-  for (std::size_t x = 0; x < reasons.size(); ++x) os << "  [" << x + 1 << "] " << reasons[x] << "\n";
-  if (reasons.empty()) os << "  (none)\n";
+  print_left_out(os, "", [](kernel_id k, std::size_t f) { return unsupported_reason(k, f); });
+  os << "formats left out of a kernel with --device (the device form; real values only):\n";
+  print_left_out(os, "d", [](kernel_id k, std::size_t f) {
+    return unsupported_reason(k, f) == nullptr ? device_unsupported_reason(k, f) : nullptr;
+  });
   os << "\n"
         "options:\n"
         "  --kernel K         the kernel (required)\n"
@@ -134,6 +145,11 @@ void print_help(std::ostream& os) {
         "                     well under a minute per kernel\n"
         "  --threads N        run the kernels on N threads of Kokkos' host space (OpenMP; tl-explore built with\n"
         "                     Kokkos); default 1: the serial executor\n"
+        "  --device           run the kernels in their device form on Kokkos' default execution space (CUDA or HIP\n"
+        "                     where Kokkos was built with one; otherwise its host space, on host threads). Each\n"
+        "                     operand is packed on the host and copied into the space's memory in its format\n"
+        "                     (convert ms includes the copy); results are copied back to be checked. Real values\n"
+        "                     only; the formats a kernel leaves out are listed above\n"
         "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
         "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
         "                     one of each (default 1; the runs done are in the report)\n"
@@ -175,6 +191,8 @@ struct cli {
   bool json = false;
   bool quiet = false;
   int threads = 1;
+  bool device = false;
+  std::string device_space;  // --device: Kokkos' default execution space, described
   budget limits;
   std::string output;
   std::vector<std::string> files;
@@ -256,6 +274,9 @@ cli parse_args(int argc, char** argv) {
       formats = arg();
     } else if (name == "--threads") {
       c.threads = parse_number<int>(name, arg(), 1, 1 << 20);
+    } else if (name == "--device") {
+      if (has_value) throw usage_error("--device takes no value");
+      c.device = true;
     } else if (name == "--reps") {
       c.reps = parse_number<int>(name, arg(), 1, 1000000);
     } else if (name == "--rep-seconds") {
@@ -325,13 +346,17 @@ cli parse_args(int argc, char** argv) {
       const auto idx = static_cast<std::size_t>(it - names.begin());
       if (const char* why = unsupported_reason(c.kernel, idx))
         throw usage_error("format '" + f + "' cannot be used with kernel " + std::string(info.name) + ": " + why);
+      if (const char* why = device_unsupported_reason(c.kernel, idx); why != nullptr && c.device)
+        throw usage_error("format '" + f + "' cannot be used with kernel " + std::string(info.name) +
+                          " in the device form (--device): " + why);
       if (std::find(c.formats.begin(), c.formats.end(), idx) == c.formats.end()) c.formats.push_back(idx);
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
   } else {
     for (std::size_t f = 0; f < names.size(); ++f)
-      if (unsupported_reason(c.kernel, f) == nullptr) c.formats.push_back(f);
+      if (unsupported_reason(c.kernel, f) == nullptr && (!c.device || device_unsupported_reason(c.kernel, f) == nullptr))
+        c.formats.push_back(f);
   }
   for (const auto& [oname, file] : c.operands) {
     bool found = false;
@@ -346,7 +371,11 @@ cli parse_args(int argc, char** argv) {
                         ")");
   }
   if (c.files.empty()) throw usage_error("no input FILE given (see --help)");
-  if (c.threads > 1) (void)threads_executor(c.threads);  // fails here, before any work, without Kokkos
+  if (c.device) {
+    c.device_space = device_init(c.threads);  // fails here, before any work, without Kokkos
+  } else if (c.threads > 1) {
+    (void)threads_executor(c.threads);  // fails here, before any work, without Kokkos
+  }
   if (!c.output.empty() && c.files.size() != 1) throw usage_error("--output needs exactly one input FILE");
   return c;
 }
@@ -471,6 +500,7 @@ struct report {
   budget limits;
   double rep_seconds = 1;
   int threads = 1;
+  std::string device;  ///< --device: the space, described; empty otherwise
   std::vector<format_result> results;
   std::vector<format_estimate> estimates;  ///< of each result
   std::vector<bool> ok;
@@ -487,7 +517,8 @@ void print_json(std::ostream& os, kernel_id k, const report& r, int reps) {
   os << "],\"nnz\":" << r.nnz << ",\"flops\":" << json_number(r.flops) << ",\"reps\":" << reps
      << ",\"tolerance\":" << json_number(r.tol) << ",\"max_bytes\":" << json_number(r.limits.bytes)
      << ",\"max_work\":" << json_number(r.limits.work) << ",\"rep_seconds\":" << json_number(r.rep_seconds)
-     << ",\"threads\":" << r.threads << ",\"results\":[";
+     << ",\"threads\":" << r.threads << ",\"device\":" << (r.device.empty() ? "null" : json_escape(r.device))
+     << ",\"results\":[";
   for (std::size_t x = 0; x < r.results.size(); ++x) {
     const auto& f = r.results[x];
     os << (x ? "," : "") << "{\"format\":" << json_escape(f.format) << ",\"convert_ms\":" << json_number(f.convert_ms)
@@ -525,6 +556,7 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds
      << " s); result: " << info.result << "\n";
   if (r.threads > 1) os << "threads   " << r.threads << " (Kokkos' host space)\n";
+  if (!r.device.empty()) os << "device    the device form on " << r.device << "\n";
   std::snprintf(buf, sizeof buf, "budget    %s, %.4g work steps per format (--max-bytes, --max-work)\n\n",
                 bytes_text(r.limits.bytes).c_str(), r.limits.work);
   os << buf;
@@ -617,6 +649,17 @@ std::span<const runner<V>> table_of(kernel_id k) {
   return {};
 }
 
+/// --device: the device-form runners (real values only).
+template <class V>
+std::span<const runner<V>> device_table_of(kernel_id k) {
+  if constexpr (std::is_same_v<V, cplx>) {
+    (void)k;
+    throw usage_error("--device: complex values are not run in the device form (real and pattern inputs only)");
+  } else {
+    return device_table(k);
+  }
+}
+
 /// Progress lines on stderr ("tl-explore: FILE: [3/9] dia: packing"), so
 /// that a long run shows which format it is in; stdout keeps the report.
 struct progress {
@@ -630,6 +673,8 @@ struct progress {
 
 template <class V>
 int run_file(const cli& c, const std::string& path, coo_list<V> input, const std::string& field) {
+  // The runners first: --device refuses complex values before any work.
+  const auto table = c.device ? device_table_of<V>(c.kernel) : table_of<V>(c.kernel);
   problem<V> p;
   p.A = std::move(input);
   const coo_list<V>& A = p.A;
@@ -708,6 +753,7 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   rep.limits = c.limits;
   rep.rep_seconds = c.rep_seconds;
   rep.threads = c.threads;
+  rep.device = c.device_space;
   const input_stats stats = measure_input(A.dims(), A.raw_coords());
   std::vector<format_estimate> est(c.formats.size());
   std::vector<std::string> over(c.formats.size());
@@ -731,11 +777,10 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   rep.ref_max = ref.max_abs;
   rep.tol = 1e-8 * (1.0 + ref.max_abs);
 
-  const auto table = table_of<V>(k);
   run_options opt;
   opt.reps = c.reps;
   opt.rep_seconds = c.rep_seconds;
-  if (c.threads > 1) opt.ex = threads_executor(c.threads);
+  if (c.threads > 1 && !c.device) opt.ex = threads_executor(c.threads);
   opt.progress = &progress::phase;
   result_tensor<V> result;
   bool captured = false;
