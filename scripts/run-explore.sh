@@ -27,11 +27,12 @@ done
 if [ -n "${want_kokkos:-}" ] || [ -n "${TENSORLEV_EXPLORE_KOKKOS:-}" ]; then
   kokkos=${TENSORLEV_EXPLORE_KOKKOS:-$("$root/scripts/build-kokkos.sh" | tail -1)}
   kokkos_args=(-DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos")
-  build=$root/build-explore-kokkos
+  # A build folder per Kokkos installation (a cached Kokkos_DIR would keep
+  # the first one).
+  build=$root/build-explore-kokkos-$(basename "$kokkos")
   if [ -x "$kokkos/bin/nvcc_wrapper" ] &&
     grep -q "KOKKOS_ENABLE_CUDA$" "$(find -L "$kokkos" -name KokkosCore_config.h | head -1)"; then
     kokkos_args+=("-DCMAKE_CXX_COMPILER=$kokkos/bin/nvcc_wrapper")
-    build=$root/build-explore-cuda
   fi
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_BUILD_TESTS=OFF \

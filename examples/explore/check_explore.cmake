@@ -8,8 +8,9 @@
 # status 0, one JSON object on stdout with the documented fields, every
 # result within the reported tolerance, every format of FORMATS among the
 # results, every skipped format with a reason and its estimates, best_*
-# naming a result, "device" a name with --device and null without, and
-# OUTPUT (if given) written by this run. SKIPPED: these
+# naming a result, "device" a name with --device and null without, every
+# result's device_form true with --device and false without, and OUTPUT
+# (if given) written by this run. SKIPPED: these
 # formats must be skipped, with a reason matching SKIP_REASON (if given).
 # LISTED: every one of these formats is reported as run or skipped, and no
 # other. STDERR: each regex must match the progress lines on stderr.
@@ -137,6 +138,13 @@ foreach(x RANGE ${last})
   get_json(ok results ${x} ok)
   if(NOT ok)
     message(FATAL_ERROR "${f}: ok is ${ok}")
+  endif()
+  # Each result says which runner made it: the device form under --device.
+  get_json(df results ${x} device_form)
+  if("--device" IN_LIST args AND NOT df)
+    message(FATAL_ERROR "${f}: --device given but the result did not come from the device form\n${out}")
+  elseif(NOT "--device" IN_LIST args AND df)
+    message(FATAL_ERROR "${f}: no --device but the result came from the device form\n${out}")
   endif()
 endforeach()
 foreach(f IN LISTS formats)

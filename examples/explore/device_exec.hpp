@@ -17,6 +17,7 @@
 namespace tlx {
 
 struct device_env {
+  static constexpr bool device_form = true;
   using space = Kokkos::DefaultExecutionSpace;
   using memory = space::memory_space;
   explicit device_env(const run_options&) {}

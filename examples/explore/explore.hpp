@@ -170,10 +170,12 @@ struct run_options {
 tensorlev::executor threads_executor(int n);
 
 /// --device (kokkos_exec.cpp): Kokkos initialized (n threads on its host
-/// space when n > 1), and what its default execution space is, e.g.
-/// "Cuda (a device space)" or "OpenMP (a host space: ...)". Throws
-/// std::invalid_argument when tl-explore was built without Kokkos.
-std::string device_init(int threads);
+/// space when n > 1; a host space that does not run n is an error), and
+/// what its default execution space is, e.g. "Cuda (a device space ...)" or
+/// "OpenMP (... a host space ...)"; concurrency is set to the space's
+/// Kokkos concurrency() (host threads, or a GPU's resident threads).
+/// Throws std::invalid_argument when tl-explore was built without Kokkos.
+std::string device_init(int threads, int& concurrency);
 
 // --- Size budgets (budget.cpp) ----------------------------------------------
 
@@ -225,6 +227,7 @@ struct format_result {
   double gflops = 0;
   double max_abs_err = 0;
   int packs = 0, runs = 0;  ///< timed packs (of A) and kernel runs (--reps, fewer when slow)
+  bool device_form = false;  ///< made by the device-form runner (--device)
 };
 
 /// Packs p.A (and p.At) into format F (index into the kernel's format list),

@@ -130,6 +130,7 @@ void capture_sparse(result_tensor<V>* out, const T& t) {
 /// the other environment (--device): tensors copied into the memory of a
 /// Kokkos execution space and the statements run in their device form.
 struct host_env {
+  static constexpr bool device_form = false;
   explicit host_env(const run_options& opt) : ex(opt.ex) {}
   /// A tensor where the kernels read it (here: t itself, moved).
   template <class T>
@@ -162,6 +163,7 @@ format_result run_format_in(const problem<V>& p, const reference<V>& ref, const 
 
   format_result r;
   r.format = std::string(format_name(info.order, FI));
+  r.device_form = Env::device_form;
   const auto& d = p.A.dims();
   // An empty sparse result of format G, where the kernels run.
   auto empty = [&]<class G>(std::type_identity<G>, std::vector<index_t> dims) {

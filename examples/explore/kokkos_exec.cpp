@@ -48,10 +48,16 @@ tensorlev::executor threads_executor(int n) {
   return ex;
 }
 
-std::string device_init(int threads) {
+std::string device_init(int threads, int& concurrency) {
   init_kokkos(threads);
   using space = Kokkos::DefaultExecutionSpace;
   constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, space::memory_space>::accessible;
+  concurrency = space().concurrency();
+  const int host_threads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  if (threads > 1 && host_threads != threads)
+    throw std::invalid_argument("--threads " + std::to_string(threads) + ": Kokkos' host space (" +
+                                Kokkos::DefaultHostExecutionSpace::name() + ") runs " +
+                                std::to_string(host_threads) + " threads");
   if (host)
     return std::string(space::name()) + " (Kokkos' default execution space is a host space: this Kokkos has no " +
            "GPU back end, so the device form runs on " + std::to_string(space().concurrency()) + " host threads)";
@@ -80,7 +86,7 @@ tensorlev::executor threads_executor(int n) {
   throw std::invalid_argument("--threads " + std::to_string(n) +
                               ": this tl-explore was built without Kokkos; only --threads 1 is accepted");
 }
-std::string device_init(int) {
+std::string device_init(int, int&) {
   throw std::invalid_argument("--device: this tl-explore was built without Kokkos (the device form runs on a Kokkos "
                               "execution space; configure with -DTENSORLEV_KOKKOS=ON and a Kokkos with CUDA or HIP)");
 }

@@ -149,7 +149,9 @@ void print_help(std::ostream& os) {
         "                     where Kokkos was built with one; otherwise its host space, on host threads). Each\n"
         "                     operand is packed on the host and copied into the space's memory in its format\n"
         "                     (convert ms includes the copy); results are copied back to be checked. Real values\n"
-        "                     only; the formats a kernel leaves out are listed above\n"
+        "                     only; the formats a kernel leaves out are listed above. With --threads N the host\n"
+        "                     space runs N threads; the report's \"threads\" is then the space's concurrency\n"
+        "                     (Kokkos' concurrency(): host threads, or a GPU's resident threads)\n"
         "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
         "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
         "                     one of each (default 1; the runs done are in the report)\n"
@@ -193,6 +195,7 @@ struct cli {
   int threads = 1;
   bool device = false;
   std::string device_space;  // --device: Kokkos' default execution space, described
+  int device_threads = 0;    // --device: its concurrency()
   budget limits;
   std::string output;
   std::vector<std::string> files;
@@ -372,7 +375,7 @@ cli parse_args(int argc, char** argv) {
   }
   if (c.files.empty()) throw usage_error("no input FILE given (see --help)");
   if (c.device) {
-    c.device_space = device_init(c.threads);  // fails here, before any work, without Kokkos
+    c.device_space = device_init(c.threads, c.device_threads);  // fails here, before any work, without Kokkos
   } else if (c.threads > 1) {
     (void)threads_executor(c.threads);  // fails here, before any work, without Kokkos
   }
@@ -525,6 +528,7 @@ void print_json(std::ostream& os, kernel_id k, const report& r, int reps) {
        << ",\"kernel_ms\":" << json_number(f.kernel_ms) << ",\"gflops\":" << json_number(f.gflops)
        << ",\"max_abs_err\":" << json_number(f.max_abs_err) << ",\"ok\":" << (r.ok[x] ? "true" : "false")
        << ",\"packs\":" << f.packs << ",\"runs\":" << f.runs
+       << ",\"device_form\":" << (f.device_form ? "true" : "false")
        << ",\"bytes_estimate\":" << json_number(r.estimates[x].bytes)
        << ",\"work_estimate\":" << json_number(r.estimates[x].work) << "}";
   }
@@ -555,7 +559,7 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   os << buf;
   os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds
      << " s); result: " << info.result << "\n";
-  if (r.threads > 1) os << "threads   " << r.threads << " (Kokkos' host space)\n";
+  if (r.threads > 1 && r.device.empty()) os << "threads   " << r.threads << " (Kokkos' host space)\n";
   if (!r.device.empty()) os << "device    the device form on " << r.device << "\n";
   std::snprintf(buf, sizeof buf, "budget    %s, %.4g work steps per format (--max-bytes, --max-work)\n\n",
                 bytes_text(r.limits.bytes).c_str(), r.limits.work);
@@ -752,7 +756,7 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
   // before anything is packed; formats over the budget are skipped.
   rep.limits = c.limits;
   rep.rep_seconds = c.rep_seconds;
-  rep.threads = c.threads;
+  rep.threads = c.device ? c.device_threads : c.threads;
   rep.device = c.device_space;
   const input_stats stats = measure_input(A.dims(), A.raw_coords());
   std::vector<format_estimate> est(c.formats.size());

@@ -571,9 +571,9 @@ TEST(DeviceForm, Order3SparseOutputsAssembledThere) {
   std::mt19937_64 rng(1707);
   std::size_t bad = 0;
   for_each_format<std::tuple<csf, coo_tensor<3>, dense_tensor<3>>>([&]<class F>(std::type_identity<F>) {
-    for (const auto& d : {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{0, 4, 3}, std::array<int, 3>{1, 1, 1},
-                          std::array<int, 3>{1, 6, 5}, std::array<int, 3>{9, 1, 4}, std::array<int, 3>{20, 7, 6},
-                          std::array<int, 3>{40, 12, 40}})
+    for (const auto& d : {std::array<int, 3>{0, 0, 0}, std::array<int, 3>{0, 4, 3}, std::array<int, 3>{5, 0, 3},
+                          std::array<int, 3>{4, 3, 0}, std::array<int, 3>{1, 1, 1}, std::array<int, 3>{1, 6, 5},
+                          std::array<int, 3>{9, 1, 4}, std::array<int, 3>{20, 7, 6}, std::array<int, 3>{40, 12, 40}})
       for (double fill : {0.0, 0.1, 0.5}) bad += order3_sparse_out_case<F>(d, fill, rng);
   });
   EXPECT_EQ(bad, 0u);

@@ -5,6 +5,7 @@
 // tests/kokkos runs the same cases on Kokkos' spaces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <tuple>
@@ -37,6 +38,7 @@ class host_launcher {
       if (c % 2 == 1) (void)f(c);
     for (std::size_t c = 0; c < n; c += 2) (void)f(c);
     launches_ += 1;
+    if constexpr (requires { f.st.ops; }) widest_ = std::max(widest_, n);
   }
   template <class V, class F>
   V sum(std::size_t n, const F& f) const {
@@ -66,6 +68,7 @@ class host_launcher {
     return s;
   }
   static inline long launches_ = 0;
+  static inline std::size_t widest_ = 0;  // the most chunks of a loop nest's launch
 
  private:
   // A loop nest's functor must reach its operands and expression through
@@ -251,5 +254,24 @@ TEST(DeviceForm, Order3OutputPositionTypes) {
   };
   run(std::type_identity<tl::csf>{}, 2);
   run(std::type_identity<tl::coo_tensor<3>>{}, 0);
+}
+
+// The loop nest of an order-3 sparse output runs in one chunk per value of
+// the first mode (a GPU thread each), not on one thread.
+TEST(DeviceForm, Order3OutputsRunInChunks) {
+  using namespace tensorlev::indices;
+  namespace tl = tensorlev;
+  tl::coordinate_list<double, int> list({30, 4, 5});
+  for (int a = 0; a < 30; a += 2) list.push_back(std::array<int, 3>{a, a % 4, a % 5}, 1.0);
+  auto run = [&]<class F>(std::type_identity<F>) {
+    const auto Ad = tltest::to_dev(tl::pack<tl::csf>(list));
+    auto C = tltest::to_dev(tl::pack<F>(tl::coordinate_list<double, int>({30, 4, 5})));
+    tltest::host_launcher::widest_ = 0;
+    tltest::dev_compute(C(i, j, k), Ad(i, j, k) + Ad(i, j, k));
+    EXPECT_EQ(tltest::host_launcher::widest_, 30u) << tltest::fname<F>();
+    EXPECT_EQ(C.stored(), 15u) << tltest::fname<F>();
+  };
+  run(std::type_identity<tl::csf>{});
+  run(std::type_identity<tl::coo_tensor<3>>{});
 }
 #endif

@@ -102,8 +102,6 @@ struct assemble_output : level_output<S> {
   static constexpr bool sized = []<std::size_t... X>(std::index_sequence<X...>) {
     return (parallel_appendable_level<std::tuple_element_t<prefix + X, levels_t>> && ...);
   }(std::make_index_sequence<L - prefix>{});
-  static constexpr par_kind par = sized && S::outer_splittable ? par_kind::assemble : par_kind::none;
-
   using assembly = assembly_state<I, S::ML>;
 
   // The first assembled level that is not unique (L if none).
@@ -130,6 +128,11 @@ struct assemble_output : level_output<S> {
   static constexpr bool device_builds = !S::accumulate && []<std::size_t... X>(std::index_sequence<X...>) {
     return ((device_level_kind<prefix + X>() != 0) && ...);
   }(std::make_index_sequence<L - prefix>{});
+  // Chunks of loop 0: on a host executor when every level has a sized
+  // append (growable storage), in the device form when it builds there
+  // (arrays it cannot grow; without this, one chunk: a GPU's one thread).
+  static constexpr par_kind par =
+      S::outer_splittable && (sized || device_builds) ? par_kind::assemble : par_kind::none;
 
   template <class St>
   TENSORLEV_HOST_DEVICE static bool counting(const St& st) {
@@ -251,7 +254,7 @@ struct assemble_output : level_output<S> {
     levels_t lv = level_output<S>::empty_levels(*o);
     const I prefix_size = level_output<S>::template prefix_size<prefix>(lv);
     st.out.levels = &lv;
-    if constexpr (par == par_kind::assemble) {
+    if constexpr (par == par_kind::assemble && sized) {
       if (ex.parallel()) {
         std::vector<V> vals;
         st.out.vals = &vals;
@@ -368,6 +371,9 @@ struct assemble_output : level_output<S> {
     for (std::size_t x = 0; x < levels; ++x)
       total[prefix + x] = checked_total(dev.exclusive_scan(starts.data() + x * stride, stride), prefix + x);
     dev.for_each(n, start_filling_fn<I, S::ML>{chunks.data(), starts.data(), stride, prefix, levels, prefix == 0});
+    [&]<std::size_t... X>(std::index_sequence<X...>) {
+      (check_positions<prefix + X>(total), ...);
+    }(std::make_index_sequence<levels>{});
     // fill: every level's coordinates (and children's counts) and the values
     auto vals = dev.template alloc<V>(static_cast<std::size_t>(total[L - 1]), false);
     st.out.val_at = vals.data();
@@ -388,6 +394,21 @@ struct assemble_output : level_output<S> {
     return static_cast<I>(total);
   }
 
+  // A scanned level's total number of positions fits its position type
+  // (checked for every level before anything is allocated).
+  template <std::size_t Kl>
+  static void check_positions(const I* total) {
+    if constexpr (device_level_kind<Kl>() == 1) {
+      using P = std::remove_const_t<typename std::tuple_element_t<Kl, levels_t>::pos_type>;
+      if (static_cast<std::uint64_t>(total[Kl]) > static_cast<std::uint64_t>(std::numeric_limits<P>::max()))
+        throw overflow_error("tensorlev: the output's level " + std::to_string(Kl) + " cannot hold " +
+                             std::to_string(total[Kl]) + " positions in its position type (at most " +
+                             std::to_string(static_cast<std::uint64_t>(std::numeric_limits<P>::max())) + ")");
+    } else {
+      (void)total;
+    }
+  }
+
   // The filling launch, with every assembled level's arrays allocated by
   // the totals (level Kl's, then the rest by recursion; no tuple of arrays):
   // its coordinates, and for a scanned level its children's counts per
@@ -402,14 +423,8 @@ struct assemble_output : level_output<S> {
     } else {
       using Lv = std::tuple_element_t<Kl, levels_t>;
       using C = std::remove_const_t<typename Lv::crd_type>;
-      // (The coordinates fit C: the empty level checked its extent.)
-      if constexpr (device_level_kind<Kl>() == 1) {
-        using P = std::remove_const_t<typename Lv::pos_type>;
-        if (static_cast<std::uint64_t>(total[Kl]) > static_cast<std::uint64_t>(std::numeric_limits<P>::max()))
-          throw overflow_error("tensorlev: the output's level " + std::to_string(Kl) + " cannot hold " +
-                               std::to_string(total[Kl]) + " positions in its position type (at most " +
-                               std::to_string(static_cast<std::uint64_t>(std::numeric_limits<P>::max())) + ")");
-      }
+      // (The coordinates fit C: the empty level checked its extent; the
+      // positions fit P: check_positions.)
       auto crd = dev.template alloc<C>(static_cast<std::size_t>(total[Kl]), false);
       st.out.crd_at[Kl] = crd.data();
       const I parents = Kl == prefix ? prefix_size : total[Kl == 0 ? 0 : Kl - 1];
