@@ -21,4 +21,12 @@ if(TARGET Kokkos::kokkos AND NOT TARGET tensorlev::kokkos)
   endif()
   add_library(tensorlev::kokkos INTERFACE IMPORTED)
   target_link_libraries(tensorlev::kokkos INTERFACE tensorlev::tensorlev Kokkos::kokkos)
+  # With Kokkos' CUDA back end the device form calls constexpr standard
+  # functions (std::array's operator[], std::min) from device code, which
+  # nvcc allows only with --expt-relaxed-constexpr (without it, a warning
+  # per call and host code in the kernel); Kokkos_ENABLE_CUDA_CONSTEXPR
+  # would add the same flag, but a Kokkos need not be built with it.
+  if("CUDA" IN_LIST Kokkos_DEVICES)
+    target_compile_options(tensorlev::kokkos INTERFACE $<$<COMPILE_LANGUAGE:CXX>:--expt-relaxed-constexpr>)
+  endif()
 endif()

@@ -30,10 +30,12 @@ inline constexpr std::size_t num_kernels = 10;
 
 /// How a dense operand's columns are sized.
 enum class col_kind { one, cols, rank };
+// (Default member initializers: nvcc's front end takes `{}` in the
+// constexpr table below for uninitialized members otherwise.)
 struct operand_info {
   std::string_view name;
-  int row_dim;  ///< dimension of the input tensor giving the operand's rows
-  col_kind cols;
+  int row_dim = 0;  ///< dimension of the input tensor giving the operand's rows
+  col_kind cols = col_kind::one;
 };
 
 struct kernel_info {
