@@ -4,14 +4,17 @@
 # mttkrp} once with one Kokkos thread (every serial implementation) and once
 # with two (tensorlev_kokkos and the parallel STREAM triad), builds and runs
 # bench_kokkos_kernels (Debian's serial Kokkos Kernels, a separate CMake
-# project), and prints the summary tables (bench/summarize.py).
+# project) and bench/peers (MKL, CXSparse and SPLATT, another one), and
+# prints the summary tables (bench/summarize.py).
 #
 # Usage: bench/run-suite.sh <build-dir> [results-dir]
 #   <build-dir>: a build with -DTENSORLEV_BUILD_BENCHMARKS=ON -DTENSORLEV_KOKKOS=ON
 #   results-dir: default <build-dir>/suite-results (JSON per run, summary.md)
 # Environment: TENSORLEV_BENCH_REPS (repetitions, default 3; the minimum is
 # reported), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
-# TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels.
+# TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
+# MKL, CXSparse and SPLATT; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
+# default ../shared/data/tns).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: bench/run-suite.sh <build-dir> [results-dir]}" && pwd)
@@ -46,6 +49,22 @@ if [ "${TENSORLEV_BENCH_NO_KK:-0}" != 1 ]; then
   cmake --build "$build/kokkos-kernels" >/dev/null
   "$build/kokkos-kernels/bench_kokkos_kernels" "${common[@]}" "--benchmark_out=$out/kokkos-kernels.json" \
     > "$out/kokkos-kernels.txt"
+fi
+
+if [ "${TENSORLEV_BENCH_NO_PEERS:-0}" != 1 ]; then
+  # MKL (Debian's non-free component; installed for this benchmark only, it
+  # does not become the system BLAS: its debconf default keeps the
+  # alternatives as they are), CXSparse and SPLATT (built from
+  # ../shared/vendor into the cache).
+  apt_ensure_non_free libmkl-dev
+  apt_install libmkl-dev libsuitesparse-dev pkg-config libbenchmark-dev
+  splatt=$("$root/scripts/build-splatt.sh" | tail -1)
+  echo "--- MKL, CXSparse and SPLATT (bench/peers)" >&2
+  cmake -S "$root/bench/peers" -B "$build/peers" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DSPLATT_ROOT=$splatt" >/dev/null
+  cmake --build "$build/peers" >/dev/null
+  "$build/peers/bench_peers" "${common[@]}" "--benchmark_out=$out/peers.json" > "$out/peers.txt"
+  TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/../shared/data/tns} \
+    "$build/peers/bench_splatt" "${common[@]}" "--benchmark_out=$out/splatt.json" > "$out/splatt.txt"
 fi
 
 command -v python3 >/dev/null || apt_install python3

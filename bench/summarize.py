@@ -8,7 +8,10 @@ fastest repetition (minimum wall time). Ratios are times divided by
 tensorlev's serial time (above 1: tensorlev is faster), except `2-thread
 speedup` (serial time / 2-thread time) and `BW` (the fraction of the STREAM
 triad bandwidth, measured in the same run with the same thread count, that
-the kernel's least memory traffic reaches).
+the kernel's least memory traffic reaches). `best peer` is the fastest of
+the library peers measured (Eigen, Kokkos Kernels, MKL, CXSparse; SPLATT for
+MTTKRP), not the hand-written loop. CXSparse stores CSC only: its figures
+(format `csc`) sit on the CSR rows.
 """
 import json
 import sys
@@ -56,6 +59,8 @@ def main(paths):
         if len(parts) < 4:
             continue
         kernel, impl, fmt, matrix = parts[0], parts[1], parts[2], "/".join(parts[3:])
+        if impl == "cxsparse" and fmt == "csc":
+            fmt = "csr"
         rows[(kernel, fmt, matrix)][impl] = v
 
     def t(r, impl):
@@ -73,19 +78,28 @@ def main(paths):
         out.append("STREAM triad: " + ", ".join(
             f"{k} {v / 1e9:.1f} GB/s" for k, v in sorted(triad.items())) + "\n")
 
+    peer_names = {"eigen": "Eigen", "kokkos_kernels": "KK", "mkl": "MKL", "cxsparse": "CXSparse",
+                  "mkl_sorted": "MKL sorted", "splatt": "SPLATT"}
+
+    def best(r, impls):
+        got = [(r[i][0], peer_names[i]) for i in impls if i in r]
+        return min(got) if got else (None, "–")
+
     out.append("### SpMV (ms; ratios are peer / tensorlev)\n")
-    out.append("| matrix | nnz | format | hand | Eigen | KK | tensorlev | 2 threads | vs hand | vs Eigen | vs KK "
-               "| 2-thread speedup | BW serial | BW 2 threads |")
-    out.append("|" + "---|" * 14)
+    out.append("| matrix | nnz | format | hand | Eigen | KK | MKL | CXSparse | tensorlev | 2 threads | best peer "
+               "| vs best peer | vs hand | 2-thread speedup | BW serial | BW 2 threads |")
+    out.append("|" + "---|" * 16)
     for (kernel, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][2], x[0][1])):
         if kernel != "spmv":
             continue
         tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        bt, bn = best(r, ("eigen", "kokkos_kernels", "mkl", "cxsparse"))
         bw1 = ratio(r["tensorlev"][1], triad.get("serial")) if "tensorlev" in r else "–"
         bw2 = ratio(r["tensorlev_kokkos"][1], triad.get("kokkos")) if "tensorlev_kokkos" in r else "–"
         out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
-                   f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(t(r, 'hand'), tl)} | "
-                   f"{ratio(t(r, 'eigen'), tl)} | {ratio(t(r, 'kokkos_kernels'), tl)} | {ratio(tl, tl2)} | {bw1} | {bw2} |")
+                   f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(t(r, 'mkl'))} | {fmt_ms(t(r, 'cxsparse'))} | "
+                   f"{fmt_ms(tl)} | {fmt_ms(tl2)} | {bn} | {ratio(bt, tl)} | {ratio(t(r, 'hand'), tl)} | "
+                   f"{ratio(tl, tl2)} | {bw1} | {bw2} |")
 
     out.append("\n### One COO product: direct vs convert to CSR then multiply (seed 003, Figure 14)\n")
     out.append("| matrix | nnz | direct (ms) | convert + multiply (ms) | ratio |")
@@ -95,18 +109,38 @@ def main(paths):
             d, c = t(r, "tensorlev_direct"), t(r, "tensorlev_convert")
             out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(d)} | {fmt_ms(c)} | {ratio(c, d)} |")
 
-    for kernel, title in (("add", "Sparse add C = A + A^T (CSR)"), ("spgemm", "SpGEMM C = A * A (CSR)")):
-        out.append(f"\n### {title} (ms; ratios are peer / tensorlev)\n")
-        out.append("| matrix | nnz | hand | Eigen | KK | tensorlev | 2 threads | vs hand | vs Eigen | vs KK | "
-                   "2-thread speedup |")
-        out.append("|" + "---|" * 11)
-        for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
-            if k != kernel or fmt != "csr":
-                continue
-            tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
-            out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
-                       f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(t(r, 'hand'), tl)} | "
-                       f"{ratio(t(r, 'eigen'), tl)} | {ratio(t(r, 'kokkos_kernels'), tl)} | {ratio(tl, tl2)} |")
+    out.append("\n### Sparse add C = A + A^T (CSR) (ms; ratios are peer / tensorlev)\n")
+    out.append("| matrix | nnz | hand | Eigen | KK | MKL | CXSparse | tensorlev | 2 threads | best peer | vs best peer | "
+               "vs hand | 2-thread speedup |")
+    out.append("|" + "---|" * 13)
+    for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
+        if k != "add" or fmt != "csr":
+            continue
+        tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        bt, bn = best(r, ("eigen", "kokkos_kernels", "mkl", "cxsparse"))
+        out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
+                   f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(t(r, 'mkl'))} | {fmt_ms(t(r, 'cxsparse'))} | "
+                   f"{fmt_ms(tl)} | {fmt_ms(tl2)} | {bn} | {ratio(bt, tl)} | {ratio(t(r, 'hand'), tl)} | "
+                   f"{ratio(tl, tl2)} |")
+
+    # tensorlev's CSR output is sorted: `vs best sorted` compares it with the
+    # peers whose rows (columns) come out sorted (Eigen, Kokkos Kernels'
+    # serial algorithm, MKL + mkl_sparse_order); MKL's unsorted product and
+    # CXSparse's (unsorted columns) are the targets of an unsorted path.
+    out.append("\n### SpGEMM C = A * A (CSR) (ms; ratios are peer / tensorlev)\n")
+    out.append("| matrix | nnz | hand | Eigen | KK | CXSparse (unsorted) | MKL (unsorted) | MKL sorted | tensorlev "
+               "(sorted) | 2 threads | best sorted peer | vs best sorted | vs MKL unsorted | vs hand | "
+               "2-thread speedup |")
+    out.append("|" + "---|" * 15)
+    for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
+        if k != "spgemm" or fmt != "csr":
+            continue
+        tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
+        bt, bn = best(r, ("eigen", "kokkos_kernels", "mkl_sorted"))
+        out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
+                   f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(t(r, 'cxsparse'))} | {fmt_ms(t(r, 'mkl'))} | "
+                   f"{fmt_ms(t(r, 'mkl_sorted'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {bn} | {ratio(bt, tl)} | "
+                   f"{ratio(t(r, 'mkl'), tl)} | {ratio(t(r, 'hand'), tl)} | {ratio(tl, tl2)} |")
 
     out.append("\n### Sparse add C = A + A^T into DCSR (assembled) and hashed rows (inserted) (ms)\n")
     out.append("| matrix | nnz | output | tensorlev | 2 threads | 2-thread speedup |")
@@ -117,15 +151,18 @@ def main(paths):
         tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
         out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {ratio(tl, tl2)} |")
 
-    out.append("\n### MTTKRP A(i,r) = B(i,k,l) C(k,r) D(l,r), R = 16 (ms)\n")
-    out.append("| tensor | nnz | format | hand | tensorlev | 2 threads | vs hand | 2-thread speedup |")
-    out.append("|" + "---|" * 8)
+    out.append("\n### MTTKRP A(i,r) = B(i,k,l) C(k,r) D(l,r), R = 16 (ms; SPLATT: its default CSF)\n")
+    out.append("| tensor | nnz | format | hand | SPLATT | tensorlev | 2 threads | vs SPLATT | vs hand | "
+               "2-thread speedup |")
+    out.append("|" + "---|" * 10)
+    splatt = {m: r["splatt"][0] for (k, f, m), r in rows.items() if k == "mttkrp" and "splatt" in r}
     for (kernel, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][2], x[0][1])):
-        if kernel != "mttkrp":
+        if kernel != "mttkrp" or "tensorlev" not in r:
             continue
         tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
-        out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | "
-                   f"{ratio(t(r, 'hand'), tl)} | {ratio(tl, tl2)} |")
+        sp = splatt.get(matrix)
+        out.append(f"| {matrix} | {nnz(r)} | {fmt} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(sp)} | {fmt_ms(tl)} | "
+                   f"{fmt_ms(tl2)} | {ratio(sp, tl)} | {ratio(t(r, 'hand'), tl)} | {ratio(tl, tl2)} |")
     print("\n".join(out))
 
 

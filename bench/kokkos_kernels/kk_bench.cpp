@@ -36,19 +36,10 @@
 #include <KokkosSparse_spgemm.hpp>
 #include <KokkosSparse_spmv.hpp>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
-#include <span>
-#include <stdexcept>
-#include <string>
-#include <vector>
 
 #include "../inputs.hpp"
+#include "../standalone.hpp"
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/io/matrix_market.hpp"
@@ -67,13 +58,9 @@ using tl_csr = tensorlev::tensor<double, tensorlev::csr>;
 
 constexpr double spgemm_max_nnz = 3e6;
 
-// A failed check or an unusable input: main reports it, frees every View,
-// finalizes Kokkos and exits with status 1.
-struct fatal : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void die(const std::string& msg) { throw fatal(msg); }
+// A failed check or an unusable input (tlbench::die): main reports it, frees
+// every View, finalizes Kokkos and exits with status 1.
+using tlbench::die;
 
 struct matrix_case {
   explicit matrix_case(tl_csr a) : A(std::move(a)) {}
@@ -169,47 +156,16 @@ void check_spmv(const matrix_case& c) {
   Kokkos::View<double*, device> x("x", c.cols), y("y", c.rows);
   for (int j = 0; j < c.cols; ++j) x(j) = x_value(j);
   KokkosSparse::spmv("N", 1.0, c.A_kk, x, 0.0, y);
-  const std::vector<int>& pos = c.A.level<1>().pos();
-  const std::vector<int>& crd = c.A.level<1>().crd();
-  const auto val = c.A.values();
-  for (int r = 0; r < c.rows; ++r) {
-    double acc = 0, mag = 0;
-    for (int q = pos[r]; q < pos[r + 1]; ++q) {
-      acc += val[q] * x_value(crd[q]);
-      mag += std::abs(val[q] * x_value(crd[q]));
-    }
-    // Same products, possibly summed in another order: 1e-10 of the row's magnitude.
-    if (!(std::abs(y(r) - acc) <= 1e-10 * mag))
-      die("spmv check failed for " + c.name + ": row " + std::to_string(r) + ": Kokkos Kernels gives " +
-          std::to_string(y(r)) + ", the CSR loop " + std::to_string(acc));
-  }
+  tlbench::check_rows("spmv Kokkos Kernels " + c.name, c.rows, c.A.level<1>().pos().data(),
+                      c.A.level<1>().crd().data(), c.A.values().data(), x_value, y.data());
 }
 
-struct summary {
-  std::size_t nnz = 0;
-  double sum = 0;
-  double abs_sum = 0;
-};
-
-summary summarize(std::span<const double> v) {
-  summary s{v.size(), 0, 0};
-  for (double d : v) s.sum += d, s.abs_sum += std::abs(d);
-  return s;
+tlbench::summary summarize(const crs& C) {
+  return tlbench::summarize(std::span<const double>(C.values.data(), C.values.extent(0)));
 }
 
-summary summarize(const crs& C) {
-  return summarize(std::span<const double>(C.values.data(), C.values.extent(0)));
-}
-
-void compare(const std::string& what, const summary& kk, const summary& tl) {
-  // Sums of many terms in different orders: relative 1e-9 of the magnitude.
-  const double tol = 1e-9 * std::max(tl.abs_sum, kk.abs_sum);
-  if (kk.nnz != tl.nnz || !(std::abs(kk.sum - tl.sum) <= tol)) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%s check failed: Kokkos Kernels nnz %zu sum %.17g, tensorlev nnz %zu sum %.17g",
-                  what.c_str(), kk.nnz, kk.sum, tl.nnz, tl.sum);
-    die(buf);
-  }
+void compare(const std::string& what, const tlbench::summary& kk, const tlbench::summary& tl) {
+  tlbench::compare(what, "Kokkos Kernels", kk, tl);
 }
 
 void check_add(const matrix_case& c) {
@@ -218,7 +174,7 @@ void check_add(const matrix_case& c) {
   C(i, j) = c.A(i, j) + (*c.B)(i, j);
   const crs K = kk_add(c.A_kk, c.B_kk);
   if (K.numRows() != c.rows || K.numCols() != c.cols) die("add check failed for " + c.name + ": wrong shape");
-  compare("add " + c.name, summarize(K), summarize(C.values()));
+  compare("add " + c.name, summarize(K), tlbench::summarize(C.values()));
 }
 
 void check_spgemm(const matrix_case& c) {
@@ -227,18 +183,13 @@ void check_spgemm(const matrix_case& c) {
   C(i, k) = c.A(i, j) * c.A(j, k);
   const crs K = kk_spgemm(c.A_kk);
   if (K.numRows() != c.rows || K.numCols() != c.cols) die("spgemm check failed for " + c.name + ": wrong shape");
-  compare("spgemm " + c.name, summarize(K), summarize(C.values()));
+  compare("spgemm " + c.name, summarize(K), tlbench::summarize(C.values()));
 }
 
 // ---------------------------------------------------------------------------
 // Benchmarks.
 
-// Counters as bench/suite.hpp's set_counters: threads, nnz, nnz per second.
-void set_counters(benchmark::State& state, const matrix_case* c) {
-  state.counters["threads"] = 1;
-  state.counters["nnz"] = static_cast<double>(c->nnz);
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(c->nnz));
-}
+void set_counters(benchmark::State& state, const matrix_case* c) { tlbench::set_counters(state, c->nnz); }
 
 void bm_spmv(benchmark::State& state, const matrix_case* c) {
   Kokkos::View<double*, device> x("x", c->cols), y("y", c->rows);
@@ -248,10 +199,7 @@ void bm_spmv(benchmark::State& state, const matrix_case* c) {
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
-  const auto nnz = static_cast<std::int64_t>(c->nnz);
-  const std::int64_t bytes = 8 * nnz + 4 * nnz + 4 * (std::int64_t{c->rows} + 1) + 8 * std::int64_t{c->cols} +
-                             8 * std::int64_t{c->rows};
-  state.SetBytesProcessed(state.iterations() * bytes);
+  state.SetBytesProcessed(state.iterations() * tlbench::spmv_bytes(c->nnz, c->rows, c->cols));
   set_counters(state, c);
 }
 
@@ -303,66 +251,19 @@ std::unique_ptr<matrix_case> make_case(std::string name, const tensorlev::coordi
   return c;
 }
 
-std::unique_ptr<matrix_case> load(const std::string& path) {
-  return make_case(std::filesystem::path(path).stem().string(),
-                   tensorlev::io::read_matrix_market<double, int>(path));
-}
-
-int stencil_size() {
-  const char* v = std::getenv("TENSORLEV_BENCH_STENCIL");
-  return v != nullptr && *v != '\0' ? std::atoi(v) : 100;
-}
-
-// As bench/suite.hpp's common_options: milliseconds, wall-clock time, and a
-// `min` aggregate when --benchmark_repetitions asks for aggregates.
-void common_options(benchmark::internal::Benchmark* b) {
-  b->Unit(benchmark::kMillisecond);
-  b->UseRealTime();
-  b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
-}
+using tlbench::common_options;
+using tlbench::stencil_size;
 
 bool run_spgemm(const matrix_case& c) { return c.B && static_cast<double>(c.list_size) <= spgemm_max_nnz; }
 
-std::vector<std::string> matrix_paths(int argc, char** argv, bool& from_dir) {
-  std::vector<std::string> paths;
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    if (s.size() > 1 && s[0] == '-') die("unrecognized flag '" + s + "'");
-    paths.push_back(s);
-  }
-  from_dir = false;
-  if (!paths.empty()) return paths;
-  const char* dir = std::getenv("TENSORLEV_BENCH_MATRICES");
-  if (dir == nullptr || *dir == '\0') return paths;
-  from_dir = true;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.path().extension() == ".mtx" && e.is_regular_file()) paths.push_back(e.path().string());
-  if (ec) die(std::string("cannot list TENSORLEV_BENCH_MATRICES='") + dir + "': " + ec.message());
-  std::sort(paths.begin(), paths.end(), [](const std::string& a, const std::string& b) {
-    return std::filesystem::path(a).filename() < std::filesystem::path(b).filename();
-  });
-  if (paths.empty()) std::fprintf(stderr, "bench_kokkos_kernels: warning: no .mtx files in %s\n", dir);
-  return paths;
-}
-
 }  // namespace
 
-int main(int argc_in, char** argv_in) {
-  // A default of 0.2 s per benchmark, as a flag placed before the user's
-  // (a later --benchmark_min_time wins): ->MinTime() would append
-  // "/min_time:0.200" to every benchmark name.
-  std::string default_min_time = "--benchmark_min_time=0.2";
-  std::vector<char*> args(argv_in, argv_in + argc_in);
-  args.insert(args.begin() + 1, default_min_time.data());
-  args.push_back(nullptr);
-  int argc = argc_in + 1;
-  char** argv = args.data();
-  benchmark::Initialize(&argc, argv);  // removes --benchmark_* flags
-  Kokkos::initialize(argc, argv);      // removes --kokkos-* flags
-  int rc = 0;
+int main(int argc, char** argv) {
+  bool kokkos = false;
   cases = new std::vector<std::unique_ptr<matrix_case>>();
-  try {
+  const int rc = tlbench::benchmark_main(argc, argv, "bench_kokkos_kernels", [&](int& n, char** args) {
+    Kokkos::initialize(n, args);  // removes --kokkos-* flags
+    kokkos = true;
     if (const char* a = std::getenv("KK_SPGEMM_ALGO"); a != nullptr && *a != '\0') {
       std::string s = a;  // takes a non-const reference; unknown names give SPGEMM_DEFAULT
       spgemm_algo = KokkosSparse::StringToSPGEMMAlgorithm(s);
@@ -373,27 +274,11 @@ int main(int argc_in, char** argv_in) {
       spgemm_algo_name = algo_name(kh.get_spgemm_handle()->get_algorithm_type());
       kh.destroy_spgemm_handle();
     }
-    bool from_dir = false;
-    const std::vector<std::string> paths = matrix_paths(argc, argv, from_dir);
-    for (const std::string& p : paths) {
-      try {
-        cases->push_back(load(p));
-      } catch (const tensorlev::error& e) {
-        // A folder may hold files tensorlev cannot read as real matrices
-        // (complex ones): skip those; a path given explicitly must load.
-        if (!from_dir) die(e.what());
-        std::fprintf(stderr, "bench_kokkos_kernels: skipping %s: %s\n", p.c_str(), e.what());
-        continue;
-      }
-      for (std::size_t k = 0; k + 1 < cases->size(); ++k)
-        if ((*cases)[k]->name == cases->back()->name) die("two matrices named '" + cases->back()->name + "'");
-    }
-    if (const int n = stencil_size(); n > 0) {
-      const std::string name = "stencil27_" + std::to_string(n);
-      for (const auto& c : *cases)
-        if (c->name == name) die("two matrices named '" + name + "'");
-      cases->push_back(make_case(name, stencil27(n)));
-    }
+    *cases = tlbench::load_inputs(n, args, "TENSORLEV_BENCH_MATRICES", ".mtx", "bench_kokkos_kernels",
+                                  [](const std::string& path, const std::string& name) {
+                                    return make_case(name, tensorlev::io::read_matrix_market<double, int>(path));
+                                  });
+    tlbench::add_stencil(*cases, make_case);
     if (cases->empty())
       die("no matrices: pass .mtx paths after the flags, set TENSORLEV_BENCH_MATRICES to a folder, "
           "or leave TENSORLEV_BENCH_STENCIL unset or positive");
@@ -419,14 +304,9 @@ int main(int argc_in, char** argv_in) {
     benchmark::AddCustomContext("kokkos_version", std::to_string(KOKKOS_VERSION));
     benchmark::AddCustomContext("kokkos_execution_space", exec_space::name());
     benchmark::AddCustomContext("kokkos_kernels_spgemm_algorithm", spgemm_algo_name);
-    benchmark::RunSpecifiedBenchmarks();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench_kokkos_kernels: %s\n", e.what());
-    rc = 1;
-  }
-  benchmark::Shutdown();
+  });
   delete cases;  // frees every View before Kokkos::finalize
   cases = nullptr;
-  Kokkos::finalize();
+  if (kokkos) Kokkos::finalize();
   return rc;
 }
