@@ -7,6 +7,17 @@
 /// opened the row ends, the list is sorted and appended, and the row
 /// cleared.
 ///
+/// On one thread the level and the values grow as rows are appended, from
+/// a capacity estimated by sampling: every 32nd of loop 0's chunks (1/32
+/// of the rows, spread over the range) runs first counting its rows'
+/// coordinates (nothing stored, no sort), and the total scaled to the whole
+/// range, plus a quarter, is reserved. Growing from nothing costs a copy
+/// and fresh pages at every doubling (on this project's VMs a page fault
+/// is expensive); counting every row first (a symbolic pass) repeats the
+/// product's index work, which costs more than that on products whose
+/// result fits in cache. Measured on cond-mat-2005 and bcsstk16 in
+/// bench/README.md.
+///
 /// In parallel each concurrent chunk takes its own row from a pool and
 /// collects its entries and its parents' segments; an exclusive scan of the
 /// chunks' counts gives each chunk's first position, the level is sized
@@ -149,6 +160,7 @@ struct workspace_output : append_output<S> {
     // in the loop would make the compiler reload every pointer it holds).
     I* touched = nullptr;
     std::size_t ntouched = 0;
+    std::size_t sampled = 0;  // a sampling run: the coordinates counted
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -232,11 +244,29 @@ struct workspace_output : append_output<S> {
       return false;
   }
 
+  // The one-thread run reserves what a sample of its rows predicts (see the
+  // file's comment).
+  static constexpr bool samples_rows = base::host_assembled && base::par == par_kind::append;
+  static constexpr std::size_t sample_every = 32;
+  using phase = typename base::phase;
+
   // Appends the row's coordinates in order under the dense prefix's
   // current position (to the chunk's entries in a parallel run), and
-  // clears it.
+  // clears it. While sampling: counts them, and clears the row.
   template <class St>
   static void flush(St& st, I parent) {
+    if constexpr (samples_rows) {
+      if (st.out.ph == phase::count) {  // sampling: count the row's coordinates, clear it
+        st.out.sampled += st.out.ntouched;
+        for (std::size_t t = 0; t < st.out.ntouched; ++t) {
+          const auto x = static_cast<std::size_t>(st.out.touched[t]);
+          st.out.ws[x] = V{};
+          st.out.mark[x] = false;
+        }
+        st.out.ntouched = 0;
+        return;
+      }
+    }
     const I begin = st.out.cnt;
     std::sort(st.out.touched, st.out.touched + st.out.ntouched);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
@@ -258,6 +288,41 @@ struct workspace_output : append_output<S> {
     else
       std::get<last>(*st.out.levels).append_edges(parent, begin, st.out.cnt);
   }
+  // The capacity to reserve for a one-thread run: the coordinates of every
+  // sample_every-th chunk of loop 0 counted, scaled to the whole range,
+  // plus a quarter, at most the dense size (0: too few rows to sample).
+  // Leaves the row clear.
+  template <class K, class St, class Cs>
+  static I sampled_capacity(St& st, const Cs& cs, const executor& ex, I parent_size) {
+    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
+    if (n < 2 * sample_every) return I(0);
+    // The sampled chunks and the gaps between them, as consecutive ranges.
+    std::vector<I> ranges;
+    double part = 0;  // of loop 0's range
+    for (std::size_t c = sample_every / 2; c < n; c += sample_every) {
+      ranges.push_back(bounds[c]);
+      ranges.push_back(bounds[c + 1]);
+      part += static_cast<double>(bounds[c + 1] - bounds[c]);
+    }
+    st.out.ph = phase::count;
+    std::size_t counted_entries = 0;
+    K::for_chunks(st, ranges, ex, [&](std::size_t c, St& local) {
+      if (c % 2 != 0) return;  // a gap
+      local.out.sampled = 0;
+      V unused{};
+      K::template loop<0, 0>(local, cs, unused);
+      counted_entries += local.out.sampled;
+    });
+    st.out.ph = phase::single;
+    if (part <= 0) return I(0);
+    const double whole = static_cast<double>(bounds[n] - bounds[0]);
+    const double estimate = static_cast<double>(counted_entries) * (whole / part) * 1.25;
+    const double most = std::min(static_cast<double>(std::numeric_limits<I>::max()),
+                                 static_cast<double>(parent_size) * static_cast<double>(row_length(st)));
+    return static_cast<I>(estimate < most ? estimate : most);
+  }
+
   TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St& st, const Cs& cs) {
@@ -282,9 +347,12 @@ struct workspace_output : append_output<S> {
       if constexpr (base::par == par_kind::append) {
         if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
       }
-      std::get<last>(lv).append_init(parent_size, I(0));
       row r = make_row(row_length(st));
       use_row(st, r);
+      I capacity = I(0);
+      if constexpr (samples_rows) capacity = sampled_capacity<K>(st, cs, ex, parent_size);
+      std::get<last>(lv).append_init(parent_size, capacity);
+      vals.reserve(static_cast<std::size_t>(capacity));
       V unused{};
       K::template loop<0, 0>(st, cs, unused);
       if constexpr (S::O.ws_open < 0) flush(st, I(0));
