@@ -123,52 +123,64 @@ TEST(CodegenSparseOut, SpGEMM) {
 // 32nd of loop 0's chunks, rows at least 64) predicts: products whose
 // sampled rows are empty (nothing reserved), are the only non-empty ones
 // (reserved far more than needed, up to the dense size), or are like the
-// rest, into CSR and a sparse vector's dense prefix, with the result
-// checked against the dense product, every stored entry included.
+// rest, with one column or fifty, into every output the sampled run serves
+// (CSR; CSC, whose outer loop runs over columns, so there the skew falls on
+// the other side), and into a sparse vector (no rows: nothing sampled),
+// each checked against the dense product, every stored entry included.
+template <class F>
+std::size_t sampled_spgemm_case(int m, int p, int kind, std::mt19937_64& rng) {
+  const int n = 40;
+  // Row r of A is non-empty: kind 0 every row, 1 the first tenth only,
+  // 2 every 32nd row from 16, 3 all but those.
+  const auto keep = [&](int r) {
+    return kind == 0 || (kind == 1 && r < m / 10) || (kind == 2 && r % 32 == 16) || (kind == 3 && r % 32 != 16);
+  };
+  coordinate_list<double, int> la({m, n});
+  std::vector<double> da(static_cast<std::size_t>(m) * n, 0.0);
+  std::uniform_int_distribution<int> col(0, n - 1), val(1, 4);
+  for (int r = 0; r < m; ++r)
+    if (keep(r))
+      for (int e = 0; e < 6; ++e) {
+        const int c = col(rng), v = val(rng);
+        la.push_back({r, c}, v);
+        da[static_cast<std::size_t>(r) * n + c] += v;
+      }
+  const tensor<double, F> A = pack<F>(la);
+  auto B = random_operand<F>(std::array<int, 2>{n, p}, 0.3, rng);
+  std::vector<double> ref(static_cast<std::size_t>(m) * p, 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int q = 0; q < n; ++q)
+      for (int c = 0; c < p; ++c) ref[static_cast<std::size_t>(r) * p + c] += da[r * n + q] * B.d[q * p + c];
+  tensor<double, F> C = pack<F>(coordinate_list<double, int>({m, p}));
+  C(i, j) = A(i, k) * B.t(k, j);
+  const std::string what = "SpGEMM into " + fname<F>() + " " + std::to_string(m) + "x" + std::to_string(p) +
+                           ", kind " + std::to_string(kind);
+  std::size_t bad = mismatches(C, ref, what);
+  // Every stored entry is a product's (no stale reserved slot shows).
+  if (C.template level<1>().crd().size() != C.values().size() ||
+      C.values().size() != static_cast<std::size_t>(C.template level<1>().pos().back()))
+    ++bad, ADD_FAILURE() << what << ": " << C.values().size() << " values for "
+                         << C.template level<1>().pos().back() << " positions";
+  // y(j) = x(k) * B(k, j) into a sparse vector: one row, nothing sampled.
+  tensor<double, sparse_vector> y = pack<sparse_vector>(coordinate_list<double, int>({p}));
+  const tensor<double, sparse_vector> x = pack<sparse_vector>(coordinate_list<double, int>({n}, {3, 7}, {2.0, 5.0}));
+  y(j) = x(k) * B.t(k, j);
+  std::vector<double> yref(static_cast<std::size_t>(p), 0.0);
+  for (int c = 0; c < p; ++c) yref[c] = 2.0 * B.d[3 * p + c] + 5.0 * B.d[7 * p + c];
+  bad += mismatches(y, yref, what + " (sparse vector)");
+  return bad;
+}
+
 TEST(CodegenSparseOut, SpGEMMWhateverTheSampleSays) {
   std::mt19937_64 rng(7);
   std::size_t bad = 0;
   for (const int m : {64, 100, 700, 2100})
-    for (const int kind : {0, 1, 2, 3}) {
-      const int n = 40, p = 50;
-      // Row r of A is non-empty: kind 0 every row, 1 the first tenth only,
-      // 2 every 32nd row from 16, 3 all but those.
-      const auto keep = [&](int r) {
-        return kind == 0 || (kind == 1 && r < m / 10) || (kind == 2 && r % 32 == 16) || (kind == 3 && r % 32 != 16);
-      };
-      coordinate_list<double, int> la({m, n});
-      std::vector<double> da(static_cast<std::size_t>(m) * n, 0.0);
-      std::uniform_int_distribution<int> col(0, n - 1), val(1, 4);
-      for (int r = 0; r < m; ++r)
-        if (keep(r))
-          for (int e = 0; e < 6; ++e) {
-            const int c = col(rng), v = val(rng);
-            la.push_back({r, c}, v);
-            da[static_cast<std::size_t>(r) * n + c] += v;
-          }
-      const tensor<double, csr> A = pack<csr>(la);
-      auto B = random_operand<csr>(std::array<int, 2>{n, p}, 0.3, rng);
-      std::vector<double> ref(static_cast<std::size_t>(m) * p, 0.0);
-      for (int r = 0; r < m; ++r)
-        for (int q = 0; q < n; ++q)
-          for (int c = 0; c < p; ++c) ref[static_cast<std::size_t>(r) * p + c] += da[r * n + q] * B.d[q * p + c];
-      tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({m, p}));
-      C(i, j) = A(i, k) * B.t(k, j);
-      const std::string what = "SpGEMM " + std::to_string(m) + " rows, kind " + std::to_string(kind);
-      bad += mismatches(C, ref, what);
-      // Every stored entry is a product's (no stale reserved slot shows).
-      if (C.level<1>().crd().size() != C.values().size() ||
-          C.values().size() != static_cast<std::size_t>(C.level<1>().pos().back()))
-        ++bad, ADD_FAILURE() << what << ": " << C.values().size() << " values for "
-                             << C.level<1>().pos().back() << " positions";
-      // y(j) = x(k) * B(k, j) into a sparse vector: one row, nothing sampled.
-      tensor<double, sparse_vector> y = pack<sparse_vector>(coordinate_list<double, int>({p}));
-      const tensor<double, sparse_vector> x = pack<sparse_vector>(coordinate_list<double, int>({n}, {3, 7}, {2.0, 5.0}));
-      y(j) = x(k) * B.t(k, j);
-      std::vector<double> yref(static_cast<std::size_t>(p), 0.0);
-      for (int c = 0; c < p; ++c) yref[c] = 2.0 * B.d[3 * p + c] + 5.0 * B.d[7 * p + c];
-      bad += mismatches(y, yref, what + " (sparse vector)");
-    }
+    for (const int p : {1, 50})
+      for (const int kind : {0, 1, 2, 3}) bad += sampled_spgemm_case<csr>(m, p, kind, rng);
+  // CSC: loop 0 runs over C's columns (p of them), so p >= 64 samples.
+  for (const int p : {64, 700})
+    for (const int m : {1, 90})
+      for (const int kind : {0, 2}) bad += sampled_spgemm_case<csc>(m, p, kind, rng);
   EXPECT_EQ(bad, 0u);
 }
 
