@@ -50,6 +50,12 @@ struct coo_aos : format<levels<compressed_aos<2>, singleton_aos<2, 1>>> {
 struct csr : format<levels<dense<>, compressed<>>> {
   static constexpr std::string_view name = "CSR";
 };
+/// CSR whose rows need not be sorted (`compressed<{.ordered = false}>`):
+/// a product written into it skips sorting each row (Gustavson SpGEMM),
+/// as MKL's `mkl_sparse_spmm` and CXSparse's `cs_multiply` leave theirs.
+struct csr_unsorted : format<levels<dense<>, compressed<sparse_options{.ordered = false}>>> {
+  static constexpr std::string_view name = "CSR (unsorted rows)";
+};
 struct csc : format<levels<dense<>, compressed<>>, modes<1, 0>> {
   static constexpr std::string_view name = "CSC";
 };

@@ -176,6 +176,16 @@ class tensor {
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr std::span<V> values() noexcept {
     return std::span<V>(values_.data(), values_.size());
   }
+  /// Moves the level arrays and the values out, their capacity with them,
+  /// and leaves the tensor moved-from (assign to it before any other use):
+  /// a kernel that reassembles this tensor starts from its old arrays, so
+  /// a product recomputed into the same tensor writes memory it already
+  /// holds instead of fresh pages.
+  [[nodiscard]] std::pair<level_tuple, values_array> release_arrays() noexcept
+    requires S::growable
+  {
+    return {std::move(levels_), std::move(values_)};
+  }
   /// The values array itself (a std::vector for owning storage).
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr const values_array& value_array() const noexcept { return values_; }
   /// Number of value slots (stored components, explicit zeros and padding

@@ -352,6 +352,31 @@ std::size_t spgemm_case(std::array<int, 3> dims, double fill, std::mt19937_64& r
     bad += same_sparse(Cd, C, "C += -2 A B into " + fname<G>() + ", " + what);
   });
   {
+    // Unsorted rows (csr_unsorted): the device keeps its accumulators'
+    // slot order, serial the first-reached order; the same values, row
+    // bounds and set of columns in each row.
+    tensor<double, tensorlev::csr_unsorted> C = tensorlev::pack<tensorlev::csr_unsorted>(empty);
+    auto Cd = to_dev(C);
+    compute(tensorlev::serial, C(i, j), A.t(i, k) * B.t(k, j));
+    dev_compute(Cd(i, j), Ad(i, k) * Bd(k, j));
+    const auto got = tensorlev::to_owning(to_host(Cd));
+    const std::string u = "C = A B into unsorted rows, " + what;
+    bad += count_mismatches<double>(std::span<const double>(to_dense(got)), to_dense(C), u);
+    tensorlev::validate(got);
+    const auto& gp = got.template level<1>().pos();
+    const auto& wp = C.template level<1>().pos();
+    if (!std::ranges::equal(gp, wp)) {
+      ++bad, ADD_FAILURE() << u << ": row bounds differ";
+    } else {
+      for (std::size_t r = 0; r + 1 < gp.size(); ++r) {
+        std::vector<int> g(got.template level<1>().crd().begin() + gp[r], got.template level<1>().crd().begin() + gp[r + 1]);
+        std::vector<int> w(C.template level<1>().crd().begin() + wp[r], C.template level<1>().crd().begin() + wp[r + 1]);
+        std::ranges::sort(g), std::ranges::sort(w);
+        if (g != w) ++bad, ADD_FAILURE() << u << ": row " << r << " holds other columns";
+      }
+    }
+  }
+  {
     tensor<double, csr> C = tensorlev::pack<csr>(empty);
     auto Cd = to_dev(C);
     compute(tensorlev::serial, C(i, j), A.t(i, k) * B.t(k, j) - H.t(i, j));

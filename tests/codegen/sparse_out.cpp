@@ -55,6 +55,9 @@ TEST(CodegenSparseOut, Sums) {
   bad += ew_sweep<csr, hash_rows, coo_aos, 0>(rng);
   bad += ew_sweep<hash_rows, csr, dense_row_major, 0>(rng);
   bad += ew_sweep<csc, csc, dense_col_major, 0>(rng);
+  // Rows that need not be sorted, as the output and as operands.
+  bad += ew_sweep<csr_unsorted, csr_unsorted, csr, 0>(rng);
+  bad += ew_sweep<csr_unsorted, coo, csr_unsorted, 0>(rng);
   // Derived level maps (ELL's slot, DIA's diagonal, BCSR's blocks) loop
   // over private variables above the rows: a CSR result cannot be appended
   // row by row then, and must be assembled another way.
@@ -75,6 +78,8 @@ TEST(CodegenSparseOut, ElementwiseProducts) {
   bad += ew_sweep<csr, bcsr<2>, dense_row_major, 1>(rng);
   bad += ew_sweep<csr, csb<2>, dense_row_major, 1>(rng);
   bad += ew_sweep<hash_rows, ell, csr, 1>(rng);
+  bad += ew_sweep<csr_unsorted, csr_unsorted, dense_row_major, 1>(rng);
+  bad += ew_sweep<csr_unsorted, csr, csr_unsorted, 1>(rng);
   EXPECT_EQ(bad, 0u);
 }
 
@@ -114,8 +119,155 @@ TEST(CodegenSparseOut, SpGEMM) {
           bad += spgemm_case<csr, csr, csr>(m, n, p, f, rng);
           bad += spgemm_case<coo, coo, csr>(m, n, p, f, rng);
           bad += spgemm_case<dcsr, dcsr, dcsr>(m, n, p, f, rng);
+          bad += spgemm_case<csr_unsorted, csr, csr_unsorted>(m, n, p, f, rng);
         }
   bad += spgemm_case<csr, csr, csr>(80, 70, 90, 0.05, rng);
+  bad += spgemm_case<csr_unsorted, csr_unsorted, csr>(80, 70, 90, 0.05, rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+// Into CSR with unsorted rows (csr_unsorted): SpGEMM keeps each row in
+// the order its columns were first reached, a sum appends; the values,
+// the stored pattern and the level's own checks (unique columns per row)
+// hold, and the unsorted rows read back as operands of the next statement.
+TEST(CodegenSparseOut, IntoUnsortedRows) {
+  std::mt19937_64 rng(11);
+  std::size_t bad = 0;
+  for (const int m : {0, 1, 5, 90})
+    for (const double f : {0.0, 0.3, 1.0}) {
+      const int n = m == 0 ? 3 : m + 2, p = m == 0 ? 2 : m + 1;
+      auto A = random_operand<csr>(std::array<int, 2>{m, n}, f, rng);
+      auto B = random_operand<csr>(std::array<int, 2>{n, p}, f, rng);
+      auto D = random_operand<csr>(std::array<int, 2>{m, p}, f, rng);
+      std::vector<double> ref(static_cast<std::size_t>(m) * p, 0.0);
+      for (int r = 0; r < m; ++r)
+        for (int q = 0; q < n; ++q)
+          for (int c = 0; c < p; ++c) ref[static_cast<std::size_t>(r) * p + c] += A.d[r * n + q] * B.d[q * p + c];
+      const std::string what = "SpGEMM into unsorted rows " + std::to_string(m) + "x" + std::to_string(p);
+      tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({m, p}));
+      C(i, j) = A.t(i, k) * B.t(k, j);
+      bad += mismatches(C, ref, what);
+      validate(C);  // throws on a repeated column in a row
+      // Each row holds its columns in the order they were first reached:
+      // A's row in order, each of its columns' rows of B in order (unsorted).
+      for (int r = 0; r < m; ++r) {
+        std::vector<int> first;
+        std::vector<char> seen(static_cast<std::size_t>(p), 0);
+        const auto& ap = A.t.level<1>().pos();
+        const auto& ac = A.t.level<1>().crd();
+        for (int a = ap[r]; a < ap[r + 1]; ++a)
+          for (int b = B.t.level<1>().pos()[ac[a]]; b < B.t.level<1>().pos()[ac[a] + 1]; ++b) {
+            const int c = B.t.level<1>().crd()[b];
+            if (!seen[c]) seen[c] = 1, first.push_back(c);
+          }
+        const auto& cp = C.level<1>().pos();
+        const std::vector<int> got(C.level<1>().crd().begin() + cp[r], C.level<1>().crd().begin() + cp[r + 1]);
+        if (got != first) ++bad, ADD_FAILURE() << what << ": row " << r << " is not in first-reached order";
+      }
+      // The same product on the chunking executor (rows in parallel chunks).
+      tensor<double, csr_unsorted> Cp = pack<csr_unsorted>(coordinate_list<double, int>({m, p}));
+      compute(chunked_serial_executor{}, Cp(i, j), A.t(i, k) * B.t(k, j));
+      bad += mismatches(Cp, ref, what + " (chunked)");
+      // The unsorted result as an operand: E = C + D (sorted CSR), y = C x.
+      std::vector<double> eref(ref.size());
+      for (std::size_t x = 0; x < ref.size(); ++x) eref[x] = ref[x] + D.d[x];
+      tensor<double, csr> E = pack<csr>(coordinate_list<double, int>({m, p}));
+      E(i, j) = C(i, j) + D.t(i, j);
+      bad += mismatches(E, eref, what + ", then + D");
+      tensor<double, csr_unsorted> S = pack<csr_unsorted>(coordinate_list<double, int>({m, p}));
+      S(i, j) = A.t(i, k) * B.t(k, j) + D.t(i, j);
+      bad += mismatches(S, eref, what + ", + D in one statement");
+      // += on unsorted rows: old + product (the product into a temporary
+      // first), and old + a sum with no reduction; a difference of negated
+      // unsorted operands.
+      std::vector<double> twice(ref.size()), diff(ref.size());
+      for (std::size_t x = 0; x < ref.size(); ++x) twice[x] = 2 * ref[x], diff[x] = -2 * ref[x] - eref[x];
+      S(i, j) = A.t(i, k) * B.t(k, j);
+      S(i, j) += A.t(i, k) * B.t(k, j);
+      bad += mismatches(S, twice, what + ", += product");
+      validate(S);
+      S(i, j) = A.t(i, k) * B.t(k, j);
+      S(i, j) += D.t(i, j);
+      bad += mismatches(S, eref, what + ", += D");
+      validate(S);
+      tensor<double, csr_unsorted> U = pack<csr_unsorted>(coordinate_list<double, int>({m, p}));
+      U(i, j) = -C(i, j) - S(i, j) - Cp(i, j);
+      bad += mismatches(U, diff, what + ", -C - S - Cp");
+      validate(U);
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+// A product recomputed into the same tensor assembles into the arrays it
+// already holds (no fresh pages: release_arrays), unless an operand reads
+// them (a view of the output: the loops would overwrite what they read);
+// an index type's overflow leaves the output empty, never half-written.
+TEST(CodegenSparseOut, RecomputedIntoItsOwnArrays) {
+  std::mt19937_64 rng(13);
+  std::size_t bad = 0;
+  for (const int m : {1, 40, 300}) {
+    auto A = random_operand<csr>(std::array<int, 2>{m, m}, 0.05, rng);
+    auto B = random_operand<csr>(std::array<int, 2>{m, m}, 0.05, rng);
+    std::vector<double> ref(static_cast<std::size_t>(m) * m, 0.0), ref2(ref.size(), 0.0);
+    for (int r = 0; r < m; ++r)
+      for (int q = 0; q < m; ++q)
+        for (int c = 0; c < m; ++c) ref[r * m + c] += A.d[r * m + q] * B.d[q * m + c];
+    for (int r = 0; r < m; ++r)
+      for (int q = 0; q < m; ++q)
+        for (int c = 0; c < m; ++c) ref2[r * m + c] += ref[r * m + q] * B.d[q * m + c];
+    const std::string what = "recomputed " + std::to_string(m) + "x" + std::to_string(m);
+    for (const bool chunked : {false, true}) {
+      tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({m, m}));
+      auto product = [&] {
+        if (chunked)
+          compute(chunked_serial_executor{}, C(i, j), A.t(i, k) * B.t(k, j));
+        else
+          C(i, j) = A.t(i, k) * B.t(k, j);
+      };
+      product();
+      const double* values = C.values().data();
+      const int* columns = C.level<1>().crd().data();
+      for (int round = 0; round < 3; ++round) {
+        product();
+        bad += mismatches(C, ref, what + (chunked ? " (chunked)" : ""));
+        validate(C);
+        if (C.stored() > 0 && (C.values().data() != values || C.level<1>().crd().data() != columns))
+          ++bad, ADD_FAILURE() << what << ": round " << round << " did not reuse the output's arrays";
+      }
+      // C through a view as an operand of its own recomputation: C = C B.
+      const auto Cv = view(C);
+      if (chunked)
+        compute(chunked_serial_executor{}, C(i, j), Cv(i, k) * B.t(k, j));
+      else
+        C(i, j) = Cv(i, k) * B.t(k, j);
+      bad += mismatches(C, ref2, what + ", C = view(C) B" + (chunked ? " (chunked)" : ""));
+    }
+  }
+  // Past 16-bit positions: the run throws, and C, whose arrays it had
+  // taken, is left empty and valid.
+  using short_pos = tensorlev::owning<std::int16_t>;
+  const int m = 200;
+  coordinate_list<double, int> dl({m, m}), pl({m, 1}), ql({1, m});
+  for (int r = 0; r < m; ++r) {
+    for (int c = 0; c < 150; ++c) dl.push_back(std::array<int, 2>{r, c}, 1.0);
+    pl.push_back(std::array<int, 2>{r, 0}, 1.0);
+    ql.push_back(std::array<int, 2>{0, r}, 1.0);
+  }
+  const auto D = pack<csr>(dl);
+  const auto P = pack<csr>(pl);
+  const auto Q = pack<csr>(ql);
+  for (const bool chunked : {false, true}) {
+    auto C16 = pack<csr_unsorted, short_pos>(coordinate_list<double, int>({m, m}));
+    C16(i, j) = D(i, k) * D(k, j);  // 200 x 150 entries: fits
+    EXPECT_EQ(C16.stored(), 30000u);
+    EXPECT_THROW(chunked ? compute(chunked_serial_executor{}, C16(i, j), P(i, k) * Q(k, j))
+                         : (void)(C16(i, j) = P(i, k) * Q(k, j)),
+                 overflow_error);  // 40000 entries
+    EXPECT_EQ(C16.stored(), 0u);
+    validate(C16);
+    C16(i, j) = D(i, k) * D(k, j);
+    EXPECT_EQ(C16.stored(), 30000u);
+  }
   EXPECT_EQ(bad, 0u);
 }
 

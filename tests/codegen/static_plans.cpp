@@ -77,6 +77,12 @@ using add_to_csr = K<out<csr, 'i', 'j'>, add_expr<in<csr, 'i', 'j'>, in<csr, 'i'
 static_assert(add_to_csr::O.out == out_kind::append, "CSR result appended in loop order");
 using spgemm = K<out<csr, 'i', 'j'>, mul_expr<in<csr, 'i', 'k'>, in<csr, 'k', 'j'>>>;
 static_assert(spgemm::O.out == out_kind::workspace && spgemm::O.vars[1] == 'k', "Gustavson: i, k, j with a workspace");
+// Into CSR with unsorted rows: the same workspace (rows left unsorted),
+// not a sorted stream; a sum appends.
+using spgemm_unsorted = K<out<csr_unsorted, 'i', 'j'>, mul_expr<in<csr, 'i', 'k'>, in<csr, 'k', 'j'>>>;
+static_assert(spgemm_unsorted::O.out == out_kind::workspace && spgemm_unsorted::O.vars[1] == 'k');
+using add_unsorted = K<out<csr_unsorted, 'i', 'j'>, add_expr<in<csr, 'i', 'j'>, in<csr, 'i', 'j'>>>;
+static_assert(add_unsorted::O.out == out_kind::append);
 using add_to_coo = K<out<coo, 'i', 'j'>, add_expr<in<coo, 'i', 'j'>, in<coo, 'i', 'j'>>>;
 static_assert(add_to_coo::O.out == out_kind::assemble, "COO result: assembled in order (symbolic, numeric pass)");
 using ell_out = K<out<ell, 'i', 'j'>, add_expr<in<csr, 'i', 'j'>, in<csr, 'i', 'j'>>>;

@@ -43,7 +43,7 @@ enum class out_kind : unsigned char {
   located,  // every level full and locatable (dense): positions by locate
   stream,   // any other format: (coordinates, value) pairs in loop order,
             // assembled by pack (sorting and summing where loops demand it)
-  append,     // dense levels, then one unique ordered appendable level (CSR,
+  append,     // dense levels, then one unique appendable level (CSR,
               // sparse vector): the last level is appended in loop order
   workspace,  // as append, but reductions run between the dense prefix and
               // the last level (Gustavson SpGEMM): a dense workspace row
@@ -122,7 +122,9 @@ constexpr out_kind output_kind(const stmt_desc& d) {
   while (prefix < o.nlev && dense_level_desc(o.lev[prefix])) ++prefix;
   if (prefix + 1 == o.nlev) {
     const level_desc& last = o.lev[o.nlev - 1];
-    if (last.appendable && last.unique && last.ordered && !last.branchless) return out_kind::append;
+    // An unordered last level (CSR with unsorted rows) takes its entries in
+    // whatever order they come: the workspace then skips sorting its rows.
+    if (last.appendable && last.unique && !last.branchless) return out_kind::append;
     if (last.insertable && last.locatable && last.unique) return out_kind::insert;
   }
   // Ordered appendable levels below the dense prefix; below a non-unique

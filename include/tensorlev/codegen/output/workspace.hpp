@@ -4,8 +4,8 @@
 /// between the dense prefix and the last output variable (SpGEMM's i, k,
 /// j; taco's precompute). Values accumulate in a dense row over the last
 /// variable with a list of the coordinates touched; when the loop that
-/// opened the row ends, the list is sorted and appended, and the row
-/// cleared.
+/// opened the row ends, the list is sorted (unless the last level is
+/// unordered: csr_unsorted) and appended, and the row cleared.
 ///
 /// On one thread the level and the values grow as rows are appended, from
 /// a capacity estimated by sampling: every 32nd of loop 0's chunks (1/32
@@ -248,6 +248,9 @@ struct workspace_output : append_output<S> {
   // file's comment).
   static constexpr bool samples_rows = base::host_assembled && base::par == par_kind::append;
   static constexpr std::size_t sample_every = 32;
+  // An unordered last level (csr_unsorted) keeps each row in the order its
+  // coordinates were first reached.
+  static constexpr bool sorts_rows = S::D.acc[0].lev[last].ordered;
   using phase = typename base::phase;
 
   // Appends the row's coordinates in order under the dense prefix's
@@ -268,7 +271,7 @@ struct workspace_output : append_output<S> {
       }
     }
     const I begin = st.out.cnt;
-    std::sort(st.out.touched, st.out.touched + st.out.ntouched);
+    if constexpr (sorts_rows) std::sort(st.out.touched, st.out.touched + st.out.ntouched);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
       const I c = st.out.touched[t];
       const auto x = static_cast<std::size_t>(c);
@@ -318,8 +321,12 @@ struct workspace_output : append_output<S> {
     if (part <= 0) return I(0);
     const double whole = static_cast<double>(bounds[n] - bounds[0]);
     const double estimate = static_cast<double>(counted_entries) * (whole / part) * 1.25;
-    const double most = std::min(static_cast<double>(std::numeric_limits<I>::max()),
-                                 static_cast<double>(parent_size) * static_cast<double>(row_length(st)));
+    // At most what the level's stored positions can count (an estimate
+    // past them would throw although the product itself may fit).
+    double limit = static_cast<double>(std::numeric_limits<I>::max());
+    if constexpr (requires { typename last_level_t::pos_type; })
+      limit = std::min(limit, static_cast<double>(std::numeric_limits<typename last_level_t::pos_type>::max()));
+    const double most = std::min(limit, static_cast<double>(parent_size) * static_cast<double>(row_length(st)));
     return static_cast<I>(estimate < most ? estimate : most);
   }
 
@@ -338,11 +345,38 @@ struct workspace_output : append_output<S> {
   static void run(St& st, const Cs& cs, const executor& ex) {
     auto* o = std::get<0>(st.ops);
     using T = typename S::template op_t<0>;
-    typename S::out_levels_t lv = level_output<S>::empty_levels(*o);
+    // The output's own arrays when no operand reads them: a product
+    // recomputed into the same tensor reuses their memory (see recycles).
+    const bool reuse = recycles(st);
+    auto arrays = [&]() -> std::pair<typename S::out_levels_t, std::vector<V>> {
+      if constexpr (can_recycle) {
+        if (reuse) {
+          auto arrays = o->release_arrays();
+          arrays.second.clear();
+          return arrays;
+        }
+      }
+      return {level_output<S>::empty_levels(*o), std::vector<V>{}};
+    }();
+    auto& lv = arrays.first;
+    auto& vals = arrays.second;
     const I parent_size = level_output<S>::template prefix_size<last>(lv);
-    std::vector<V> vals;
     st.out.levels = &lv;
     st.out.vals = &vals;
+    // Should the loops throw (an index type's overflow, memory), an output
+    // whose arrays were taken is left empty, never half-written.
+    struct restore {
+      T* o;
+      bool armed;
+      I parent_size;
+      ~restore() {
+        if (!armed) return;
+        typename S::out_levels_t e = level_output<S>::empty_levels(*o);
+        std::get<last>(e).append_init(parent_size, I(0));
+        std::get<last>(e).append_finalize(parent_size, I(0));
+        *o = T(o->dims(), std::move(e), std::vector<V>{});
+      }
+    } guard{o, reuse, parent_size};
     const I total = [&] {
       if constexpr (base::par == par_kind::append) {
         if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
@@ -359,7 +393,56 @@ struct workspace_output : append_output<S> {
       return st.out.cnt;
     }();
     std::get<last>(lv).append_finalize(parent_size, total);
+    guard.armed = false;
     *o = T(o->dims(), std::move(lv), std::move(vals));
+  }
+
+  // Whether run takes the output's arrays to assemble into: owning
+  // storage, and no operand that reads an array of the output (a view of
+  // its pattern or values: the loops would read what they overwrite).
+  static constexpr bool can_recycle = [] {
+    using T = typename S::template op_t<0>;
+    if constexpr (requires(T& t) {
+                    { t.release_arrays() } -> std::same_as<std::pair<typename S::out_levels_t, std::vector<V>>>;
+                  })
+      return true;
+    else
+      return false;
+  }();
+  template <class St>
+  static bool recycles(const St& st) {
+    if constexpr (!can_recycle) {
+      return false;
+    } else {
+      const auto* o = std::get<0>(st.ops);
+      std::vector<const void*> mine{o->values().data()};
+      const auto arrays_of = [](const auto& t, auto&& f) {
+        if constexpr (requires { t.values().data(); }) f(static_cast<const void*>(t.values().data()));
+        if constexpr (requires { t.levels(); })
+          std::apply(
+              [&](const auto&... l) {
+                (
+                    [&] {
+                      if constexpr (requires { l.pos().data(); }) f(static_cast<const void*>(l.pos().data()));
+                      if constexpr (requires { l.crd().data(); }) f(static_cast<const void*>(l.crd().data()));
+                    }(),
+                    ...);
+              },
+              t.levels());
+      };
+      arrays_of(*o, [&](const void* p) { mine.push_back(p); });
+      bool shared = false;
+      std::apply(
+          [&](const auto*, const auto*... ops) {
+            (arrays_of(*ops, [&](const void* p) {
+               if (p == nullptr) return;
+               for (const void* q : mine) shared = shared || p == q;
+             }),
+             ...);
+          },
+          st.ops);
+      return !shared;
+    }
   }
 
   // Loop 0 in chunks, each with its own row, collecting its entries; then
