@@ -83,6 +83,132 @@ TEST(CodegenSparseOut, ElementwiseProducts) {
   EXPECT_EQ(bad, 0u);
 }
 
+// compute_numeric: after C = A B, A's and B's values change (patterns
+// kept) and compute_numeric writes the new product's values into C's
+// pattern, in place: every output format a workspace assembles, operands
+// in several formats, zero and one extents, one thread and chunks; a
+// product whose pattern differs (an entry more or fewer in an operand) is
+// an error naming a row; an operand reading C's values is an error.
+template <class FC, class FA, class FB>
+std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(std::array<int, 2>{m, n}, f, rng);
+  auto B = random_operand<FB>(std::array<int, 2>{n, p}, f, rng);
+  tensor<double, FC> C = pack<FC>(coordinate_list<double, int>({m, p}));
+  C(i, j) = A.t(i, k) * B.t(k, j);
+  const auto pattern = stored_pattern(C);
+  const double* values = C.values().data();
+  // New values, same patterns (the dense references follow).
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  auto revalue = [&](auto& op) {
+    for (double& v : op.t.values()) v = u(rng);
+    op.d = to_dense(op.t);
+  };
+  revalue(A);
+  revalue(B);
+  std::vector<double> ref(static_cast<std::size_t>(m) * p, 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int q = 0; q < n; ++q)
+      for (int c = 0; c < p; ++c) ref[r * p + c] += A.d[r * n + q] * B.d[q * p + c];
+  if (chunked)
+    compute_numeric(chunked_serial_executor{}, C(i, j), A.t(i, k) * B.t(k, j));
+  else
+    compute_numeric(C(i, j), A.t(i, k) * B.t(k, j));
+  const std::string what = "compute_numeric " + fname<FA>() + " x " + fname<FB>() + " -> " + fname<FC>() + " " +
+                           std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(p) +
+                           (chunked ? " (chunked)" : "");
+  std::size_t bad = mismatches(C, ref, what);
+  if (stored_pattern(C) != pattern || C.values().data() != values)
+    ++bad, ADD_FAILURE() << what << ": the pattern or the values array changed";
+  return bad;
+}
+
+TEST(CodegenSparseOut, NumericRecomputation) {
+  std::mt19937_64 rng(17);
+  std::size_t bad = 0;
+  for (const bool chunked : {false, true})
+    for (int m = 0; m <= 3; ++m)
+      for (int n = 0; n <= 2; ++n)
+        for (int p = 0; p <= 3; ++p)
+          for (double f : {0.0, 0.5, 1.0}) {
+            bad += numeric_case<csr, csr, csr>(m, n, p, f, chunked, rng);
+            bad += numeric_case<csr_unsorted, dcsr, csr>(m, n, p, f, chunked, rng);
+            bad += numeric_case<csc, csc, csc>(m, n, p, f, chunked, rng);
+          }
+  for (const bool chunked : {false, true}) {
+    bad += numeric_case<csr, csr, csr>(150, 90, 120, 0.04, chunked, rng);
+    bad += numeric_case<csr_unsorted, csr, coo>(150, 90, 120, 0.04, chunked, rng);
+    bad += numeric_case<csc, csc, csc>(150, 90, 120, 0.04, chunked, rng);
+  }
+  // A sparse vector result (one row): w = v A.
+  {
+    auto v = random_operand<sparse_vector>(std::array<int, 1>{40}, 0.3, rng);
+    auto A = random_operand<csr>(std::array<int, 2>{40, 30}, 0.1, rng);
+    auto w = pack<sparse_vector>(coordinate_list<double, int>({30}));
+    w(j) = v.t(i) * A.t(i, j);
+    for (double& x : A.t.values()) x *= -3.0;
+    A.d = to_dense(A.t);
+    std::vector<double> ref(30, 0.0);
+    for (int r = 0; r < 40; ++r)
+      for (int c = 0; c < 30; ++c) ref[c] += v.d[r] * A.d[r * 30 + c];
+    compute_numeric(w(j), v.t(i) * A.t(i, j));
+    bad += mismatches(w, ref, "compute_numeric w = v A");
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
+  coordinate_list<double, int> al({4, 4}), bl({4, 4});
+  for (int r = 0; r < 4; ++r) al.push_back(std::array<int, 2>{r, r}, 1.0 + r);
+  bl.push_back(std::array<int, 2>{0, 1}, 2.0);
+  bl.push_back(std::array<int, 2>{2, 3}, 3.0);
+  const auto A = pack<csr>(al);
+  const auto B = pack<csr>(bl);
+  for (const bool chunked : {false, true}) {
+    auto run = [&](auto& C, const auto& X) {
+      if (chunked)
+        compute_numeric(chunked_serial_executor{}, C(i, j), A(i, k) * X(k, j));
+      else
+        compute_numeric(C(i, j), A(i, k) * X(k, j));
+    };
+    tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({4, 4}));
+    C(i, j) = A(i, k) * B(k, j);  // entries (0,1) and (2,3)
+    auto more = bl;
+    more.push_back(std::array<int, 2>{3, 0}, 1.0);  // row 3 gains an entry
+    const auto Bmore = pack<csr>(more);
+    try {
+      run(C, Bmore);
+      ADD_FAILURE() << "a product with an entry outside the pattern was accepted";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("differs from the output's in 1 row(s), the first at position 3"),
+                std::string::npos)
+          << e.what();
+    }
+    C(i, j) = A(i, k) * B(k, j);
+    coordinate_list<double, int> fewer({4, 4});
+    fewer.push_back(std::array<int, 2>{2, 3}, 3.0);  // row 0 loses its entry
+    try {
+      run(C, pack<csr>(fewer));
+      ADD_FAILURE() << "a product missing an entry of the pattern was accepted";
+    } catch (const error& e) {
+      EXPECT_NE(std::string(e.what()).find("the first at position 0"), std::string::npos) << e.what();
+    }
+    // Same number of entries in a row, another column: (0,1) -> (0,2).
+    C(i, j) = A(i, k) * B(k, j);
+    coordinate_list<double, int> moved({4, 4});
+    moved.push_back(std::array<int, 2>{0, 2}, 2.0);
+    moved.push_back(std::array<int, 2>{2, 3}, 3.0);
+    EXPECT_THROW(run(C, pack<csr>(moved)), error);
+    // Still usable afterwards: the right operands give the right values.
+    C(i, j) = A(i, k) * B(k, j);
+    run(C, B);
+    const std::vector<double> want = to_dense(C);
+    EXPECT_EQ(want[0 * 4 + 1], 2.0);
+    EXPECT_EQ(want[2 * 4 + 3], 9.0);
+    // An operand reading C's values.
+    EXPECT_THROW(run(C, view(C)), error);
+  }
+}
+
 #endif
 
 #if TL_PART == 1

@@ -1053,6 +1053,34 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  // compute_numeric: out = e into out's present pattern (the output
+  // policy's run_numeric), after the operand conversions run would make.
+  static void run_numeric(const Out& out, const E& e, const executor& ex) {
+    if constexpr (O.error != plan_error::none) {
+      return;  // reported by the static_assert above
+    } else if constexpr ((dense_copies | sorted_copies) != 0) {
+      scratch_copies keep;
+      const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
+      kernel<Out, std::remove_cvref_t<decltype(e2)>, false, Pre, Order...>::run_numeric(out, e2, ex);
+    } else {
+      constexpr bool keeps = [] {
+        if constexpr (requires { output::keeps_patterns; })
+          return output::keeps_patterns;
+        else
+          return false;
+      }();
+      static_assert(keeps,
+                    "tensorlev: compute_numeric recomputes the values of a product assembled through a workspace "
+                    "(Gustavson: reductions between the output's dense prefix and its compressed last level, as "
+                    "SpGEMM into CSR, CSC, CSR with unsorted rows or a sparse vector, into a tensor that owns its "
+                    "arrays); this statement's output is assembled another way: use = or compute");
+      if constexpr (keeps) {
+        state st = make_state(out, e);
+        output::template run_numeric<kernel>(st, root_cursor(), ex);
+      }
+    }
+  }
+
   // For tests: the chunk boundaries run_chunked would use for out = e.
   static std::vector<I> outer_chunks(const Out& out, const E& e)
     requires parallel_outer
@@ -1458,6 +1486,34 @@ void compute_add(const executor& ex, const Out& out, const E& e, Schedule...) {
   [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
     cg::run_statement<Out, true, P, Order...>(out, e, ex);
   }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
+}
+
+/// The numeric phase of a symbolic/numeric split (Kokkos Kernels'
+/// spgemm_numeric, MKL's sp2m finalize, cuSPARSE's SpGEMMreuse): `out = e`
+/// recomputed into out's present pattern, for operands whose values
+/// changed but whose patterns did not since out was assembled by the same
+/// statement with `=`: `C(i, j) = A(i, k) * B(k, j);` once, then
+/// `compute_numeric(exec, C(i, j), A(i, k) * B(k, j));` after each change
+/// of A's and B's values. Nothing is allocated for the result and no row
+/// is sorted or appended. Each row's product is checked against the
+/// pattern (the same coordinates); a difference throws tensorlev::error
+/// naming the first such row, and out's values are then unspecified.
+/// For outputs assembled through a workspace (SpGEMM into CSR, CSC, CSR
+/// with unsorted rows or a sparse vector); other statements do not compile.
+template <class Out, expression E, class... Schedule>
+void compute_numeric(const executor& ex, const Out& out, const E& e, Schedule...) {
+  using terms_t = decltype(cg::top_terms(e));
+  static_assert(cg::term_groups<Out, terms_t>::uniform,
+                "tensorlev: compute_numeric takes one product (its terms must sum over the same reduction "
+                "variables)");
+  [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
+    cg::kernel<Out, E, false, P, Order...>::run_numeric(out, e, ex);
+  }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
+}
+/// compute_numeric on the calling thread.
+template <class Out, expression E>
+void compute_numeric(const Out& out, const E& e) {
+  compute_numeric(serial, out, e);
 }
 
 /// Whether `out = e` splits its outermost loop into chunks on a parallel

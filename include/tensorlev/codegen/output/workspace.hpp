@@ -161,6 +161,16 @@ struct workspace_output : append_output<S> {
     I* touched = nullptr;
     std::size_t ntouched = 0;
     std::size_t sampled = 0;  // a sampling run: the coordinates counted
+    // compute_numeric: the output's pattern (its last level's bounds and
+    // coordinates) and values, written in place; the row length; the rows
+    // whose products differ from the pattern (and the first of them).
+    bool numeric = false;
+    const void* npos = nullptr;
+    const void* ncrd = nullptr;
+    V* nvals = nullptr;
+    std::size_t nlen = 0;
+    std::size_t nbad = 0;
+    I nbad_parent = I(0);
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -270,6 +280,9 @@ struct workspace_output : append_output<S> {
         return;
       }
     }
+    if constexpr (keeps_patterns) {
+      if (st.out.numeric) return flush_numeric(st, parent);
+    }
     const I begin = st.out.cnt;
     if constexpr (sorts_rows) std::sort(st.out.touched, st.out.touched + st.out.ntouched);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
@@ -291,6 +304,138 @@ struct workspace_output : append_output<S> {
     else
       std::get<last>(*st.out.levels).append_edges(parent, begin, st.out.cnt);
   }
+  // compute_numeric (values into the output's present pattern): a host
+  // output whose last level stores bounds and coordinates (CSR, CSC, a
+  // sparse vector), rows opened by the dense prefix or one row.
+  static constexpr bool keeps_patterns = [] {
+    if constexpr (scanned_level<last_level_t>)
+      return base::host_assembled && !S::accumulate && (S::O.ws_open >= 0 || last == 0);
+    else
+      return false;
+  }();
+  // The row's values to the positions of its coordinates in the pattern.
+  // The row must hold exactly those coordinates: as many as the pattern's
+  // segment, each of them marked (then the two sets are equal); otherwise
+  // the row is counted as differing and cleared.
+  template <class St>
+  static void flush_numeric(St& st, I parent) {
+    using pos_t = typename last_level_t::pos_type;
+    using crd_type = typename last_level_t::crd_type;
+    const auto* pos = static_cast<const pos_t*>(st.out.npos);
+    const auto* crd = static_cast<const crd_type*>(st.out.ncrd);
+    const auto b = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent)]);
+    const auto e = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1]);
+    bool same = e - b == st.out.ntouched;
+    for (std::size_t q = b; q < e; ++q) {
+      const auto x = static_cast<std::size_t>(crd[q]);
+      if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)
+        same = false;
+        continue;
+      }
+      same = same && st.out.mark[x];
+      st.out.nvals[q] = st.out.ws[x];
+      st.out.ws[x] = V{};
+      st.out.mark[x] = false;
+    }
+    if (!same) {
+      for (std::size_t t = 0; t < st.out.ntouched; ++t) {
+        const auto x = static_cast<std::size_t>(st.out.touched[t]);
+        st.out.ws[x] = V{};
+        st.out.mark[x] = false;
+      }
+      if (st.out.nbad++ == 0) st.out.nbad_parent = parent;
+    }
+    st.out.ntouched = 0;
+  }
+  // Whether an operand reads the output's values (which the numeric run
+  // overwrites as it goes).
+  template <class St>
+  static bool reads_output_values(const St& st) {
+    const void* mine = std::get<0>(st.ops)->values().data();
+    bool shared = false;
+    std::apply(
+        [&](const auto*, const auto*... ops) {
+          (
+              [&] {
+                if constexpr (requires { ops->values().data(); })
+                  shared = shared || (mine != nullptr && static_cast<const void*>(ops->values().data()) == mine);
+              }(),
+              ...);
+        },
+        st.ops);
+    return shared;
+  }
+  // compute_numeric: loop 0 in chunks (each with its own row) on a
+  // parallel executor where rows split, else on one thread; every row's
+  // values written where the pattern puts them; then an error naming the
+  // first row whose product differs from the pattern.
+  template <class K, class St, class Cs>
+  static void run_numeric(St& st, const Cs& cs, const executor& ex)
+    requires keeps_patterns
+  {
+    auto* o = std::get<0>(st.ops);
+    const auto& lvl = std::get<last>(o->levels());
+    const I parent_size = level_output<S>::template prefix_size<last>(o->levels());
+    const auto npos = static_cast<std::size_t>(parent_size) + 1;
+    if (lvl.pos().size() != npos || o->values().size() != lvl.crd().size() ||
+        (lvl.pos().size() > 0 && static_cast<std::size_t>(lvl.pos()[npos - 1]) != lvl.crd().size()))
+      throw shape_error("tensorlev: compute_numeric: the output holds no assembled pattern (" +
+                        std::to_string(lvl.pos().size()) + " row bounds for " + std::to_string(parent_size) +
+                        " rows, " + std::to_string(lvl.crd().size()) + " coordinates, " +
+                        std::to_string(o->values().size()) + " values); assemble it with = first");
+    if (reads_output_values(st))
+      throw error("tensorlev: compute_numeric: an operand reads the output's values, which the run overwrites; "
+                  "compute into a separate tensor");
+    // The loops locate the dense prefix in the output's levels (read only
+    // here: nothing is appended).
+    st.out.levels = const_cast<typename S::out_levels_t*>(&o->levels());
+    st.out.numeric = true;
+    st.out.npos = lvl.pos().data();
+    st.out.ncrd = lvl.crd().data();
+    st.out.nvals = o->values().data();
+    st.out.nlen = row_length(st);
+    std::size_t bad = 0;
+    I first_bad = I(0);
+    bool chunked = false;
+    if constexpr (base::par == par_kind::append) {
+      if (ex.parallel()) {
+        chunked = true;
+        const std::vector<I> bounds = K::chunk_bounds(st, cs);
+        const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
+        std::vector<std::size_t> nbad(n, 0);
+        std::vector<I> firsts(n, I(0));
+        detail::scratch_pool<row> rows;
+        const std::size_t len = st.out.nlen;
+        K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
+          row* r = rows.acquire([&] { return make_row(len); });
+          use_row(local, *r);
+          local.out.nbad = 0;
+          V unused{};
+          K::template loop<0, 0>(local, cs, unused);
+          nbad[c] = local.out.nbad, firsts[c] = local.out.nbad_parent;
+          rows.release(r);
+        });
+        for (std::size_t c = 0; c < n; ++c) {
+          if (nbad[c] != 0 && bad == 0) first_bad = firsts[c];
+          bad += nbad[c];
+        }
+      }
+    }
+    if (!chunked) {
+      row r = make_row(st.out.nlen);
+      use_row(st, r);
+      V unused{};
+      K::template loop<0, 0>(st, cs, unused);
+      if constexpr (S::O.ws_open < 0) flush(st, I(0));
+      bad = st.out.nbad, first_bad = st.out.nbad_parent;
+    }
+    if (bad != 0)
+      throw error("tensorlev: compute_numeric: the product's pattern differs from the output's in " +
+                  std::to_string(bad) + " row(s), the first at position " + std::to_string(first_bad) +
+                  " of the output's rows: the operands' patterns changed since the output was assembled; assemble "
+                  "it again with = (the output's values are unspecified now)");
+  }
+
   // The capacity to reserve for a one-thread run: the coordinates of every
   // sample_every-th chunk of loop 0 counted, scaled to the whole range,
   // plus a quarter, at most the dense size (0: too few rows to sample).
