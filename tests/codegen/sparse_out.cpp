@@ -139,6 +139,23 @@ TEST(CodegenSparseOut, NumericRecomputation) {
     bad += numeric_case<csr_unsorted, csr, coo>(150, 90, 120, 0.04, chunked, rng);
     bad += numeric_case<csc, csc, csc>(150, 90, 120, 0.04, chunked, rng);
   }
+  // A row-wise sum through the workspace (precompute(j)) recomputed.
+  for (const bool chunked : {false, true}) {
+    auto A = random_operand<csr>(std::array<int, 2>{30, 20}, 0.2, rng);
+    auto B = random_operand<dcsr>(std::array<int, 2>{30, 20}, 0.2, rng);
+    tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({30, 20}));
+    compute(C(i, j), A.t(i, j) + B.t(i, j), precompute(j));
+    for (double& x : A.t.values()) x = 2.0 * x - 1.0;
+    for (double& x : B.t.values()) x *= 0.5;
+    A.d = to_dense(A.t), B.d = to_dense(B.t);
+    std::vector<double> ref(A.d.size());
+    for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = A.d[x] + B.d[x];
+    if (chunked)
+      compute_numeric(chunked_serial_executor{}, C(i, j), A.t(i, j) + B.t(i, j), precompute(j));
+    else
+      compute_numeric(tensorlev::serial, C(i, j), A.t(i, j) + B.t(i, j), precompute(j));
+    bad += mismatches(C, ref, std::string("compute_numeric C = A + B, precompute(j)") + (chunked ? " (chunked)" : ""));
+  }
   // A sparse vector result (one row): w = v A.
   {
     auto v = random_operand<sparse_vector>(std::array<int, 1>{40}, 0.3, rng);
@@ -198,6 +215,29 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
     moved.push_back(std::array<int, 2>{0, 2}, 2.0);
     moved.push_back(std::array<int, 2>{2, 3}, 3.0);
     EXPECT_THROW(run(C, pack<csr>(moved)), error);
+    // Rows the product no longer reaches: loop 0 walks A's stored rows
+    // (DCSR), and row 1 of A empties.
+    {
+      coordinate_list<double, int> dl({4, 4}), d2({4, 4});
+      dl.push_back(std::array<int, 2>{0, 0}, 1.0);
+      dl.push_back(std::array<int, 2>{1, 0}, 1.0);
+      d2.push_back(std::array<int, 2>{0, 0}, 1.0);
+      const auto D = pack<dcsr>(dl);
+      const auto D2 = pack<dcsr>(d2);
+      tensor<double, csr> E = pack<csr>(coordinate_list<double, int>({4, 4}));
+      E(i, j) = D(i, k) * B(k, j);  // (0,1) and (1,1)
+      try {
+        if (chunked)
+          compute_numeric(chunked_serial_executor{}, E(i, j), D2(i, k) * B(k, j));
+        else
+          compute_numeric(E(i, j), D2(i, k) * B(k, j));
+        ADD_FAILURE() << "a pattern row the product no longer reaches was accepted";
+      } catch (const error& e) {
+        EXPECT_NE(std::string(e.what()).find("1 entries of the output's pattern lie in rows the product no longer"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
     // Still usable afterwards: the right operands give the right values.
     C(i, j) = A(i, k) * B(k, j);
     run(C, B);
@@ -331,9 +371,9 @@ TEST(CodegenSparseOut, IntoUnsortedRows) {
 TEST(CodegenSparseOut, RecomputedIntoItsOwnArrays) {
   std::mt19937_64 rng(13);
   std::size_t bad = 0;
-  for (const int m : {1, 40, 300}) {
-    auto A = random_operand<csr>(std::array<int, 2>{m, m}, 0.05, rng);
-    auto B = random_operand<csr>(std::array<int, 2>{m, m}, 0.05, rng);
+  for (const int m : {12, 40, 300}) {
+    auto A = random_operand<csr>(std::array<int, 2>{m, m}, m < 20 ? 0.3 : 0.05, rng);
+    auto B = random_operand<csr>(std::array<int, 2>{m, m}, m < 20 ? 0.3 : 0.05, rng);
     std::vector<double> ref(static_cast<std::size_t>(m) * m, 0.0), ref2(ref.size(), 0.0);
     for (int r = 0; r < m; ++r)
       for (int q = 0; q < m; ++q)
@@ -367,6 +407,10 @@ TEST(CodegenSparseOut, RecomputedIntoItsOwnArrays) {
       else
         C(i, j) = Cv(i, k) * B.t(k, j);
       bad += mismatches(C, ref2, what + ", C = view(C) B" + (chunked ? " (chunked)" : ""));
+      // A view of C in a statement of two kernels (terms with different
+      // reductions): the first would replace what the second reads.
+      const auto Cw = view(C);
+      EXPECT_THROW(C(i, j) = A.t(i, k) * B.t(k, j) + Cw(i, j), error);
     }
   }
   // Past 16-bit positions: the run throws, and C, whose arrays it had

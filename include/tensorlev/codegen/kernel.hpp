@@ -1298,8 +1298,9 @@ struct all_host_readable;
 template <class... A>
 struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_access<A>::value && ...)> {};
 
-template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
-void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
+// The statement's compile-time checks (run_statement, compute_numeric).
+template <class Out, class E, class Ex, bool Accumulate, char... Order>
+void check_statement() {
   static_assert(device_launcher<Ex> ||
                     all_host_readable<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
                                                               std::declval<typename expr_info<E>::access_types>()))>::value,
@@ -1328,6 +1329,12 @@ void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
     }();
     static_assert(same_vars, "tensorlev: the loop_order must name every index variable of the statement exactly once");
   }
+}
+
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  check_statement<Out, E, Ex, Accumulate, Order...>();
+  static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   using OT = std::remove_const_t<std::remove_pointer_t<decltype(out.operand())>>;
   if constexpr (!detail::is_scalar_v<OT> && !detail::is_tensor_v<OT>) {
     // An output written in place (a tensor_view): it cannot be reassembled.
@@ -1348,6 +1355,15 @@ void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
   if constexpr (groups::uniform) {
     kernel<Out, E, Accumulate, Pre, Order...>::run(out, e, ex);
   } else {
+    // Several kernels: the first replaces the output's arrays, so an
+    // operand viewing them would read what it replaced.
+    if constexpr (!detail::is_scalar_v<OT>) {
+      if (reads_arrays_of(*out.operand(), collect_operands(e), false))
+        throw error(
+            "tensorlev: an operand of this statement views the output's arrays, and the statement runs as several "
+            "kernels (its terms sum over different reduction variables): the first kernel replaces what the others "
+            "would read; compute into a separate tensor");
+    }
     const terms_t ts = top_terms(e);
     [&]<std::size_t... G>(std::index_sequence<G...>) {
       (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts, ex), ...);
@@ -1507,6 +1523,7 @@ void compute_numeric(const executor& ex, const Out& out, const E& e, Schedule...
                 "tensorlev: compute_numeric takes one product (its terms must sum over the same reduction "
                 "variables)");
   [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
+    cg::check_statement<Out, E, executor, false, Order...>();
     cg::kernel<Out, E, false, P, Order...>::run_numeric(out, e, ex);
   }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
 }

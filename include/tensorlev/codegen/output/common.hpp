@@ -143,6 +143,50 @@ auto collect_operands(const E& e) {
     return std::tuple_cat(collect_operands(e.l), collect_operands(e.r));
 }
 
+// Calls f with the data pointer of every array tensor t exposes: its
+// values and each level's bounds and coordinates.
+template <class T, class F>
+void for_each_array(const T& t, F&& f) {
+  if constexpr (requires { t.values().data(); }) f(static_cast<const void*>(t.values().data()));
+  if constexpr (requires { t.levels(); })
+    std::apply(
+        [&](const auto&... l) {
+          (
+              [&] {
+                if constexpr (requires { l.pos().data(); }) f(static_cast<const void*>(l.pos().data()));
+                if constexpr (requires { l.crd().data(); }) f(static_cast<const void*>(l.crd().data()));
+              }(),
+              ...);
+        },
+        t.levels());
+}
+// Whether an operand among ops (pointers; the first skipped when
+// skip_first: a kernel state's output) reads an array of tensor o (a view
+// of it, or of its pattern).
+template <class T, class Tuple>
+bool reads_arrays_of(const T& o, const Tuple& ops, bool skip_first) {
+  std::vector<const void*> mine;
+  for_each_array(o, [&](const void* p) {
+    if (p != nullptr) mine.push_back(p);
+  });
+  bool shared = false;
+  std::size_t index = 0;
+  std::apply(
+      [&](const auto*... x) {
+        (
+            [&] {
+              if (index++ == 0 && skip_first) return;
+              if constexpr (!detail::is_scalar_v<std::remove_cv_t<std::remove_pointer_t<decltype(x)>>>)
+                for_each_array(*x, [&](const void* p) {
+                  for (const void* q : mine) shared = shared || p == q;
+                });
+            }(),
+            ...);
+      },
+      ops);
+  return shared;
+}
+
 template <class Tuple>
 struct first_index_type;
 template <>

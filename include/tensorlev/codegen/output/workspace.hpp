@@ -44,7 +44,7 @@
 ///  4. an exclusive scan of those counts gives the level's bounds, and a
 ///     gathering launch copies each row's entries to its positions: a
 ///     dense row in coordinate order, a hashed one then sorted (heap
-///     sort, in place).
+///     sort, in place) unless the last level is unordered.
 /// The arena holds at most min(length, 4b) slots per row, so memory
 /// follows the product's work (as in ESC and hash SpGEMM on GPUs); rows are
 /// not yet processed in batches to cap it.
@@ -107,6 +107,7 @@ struct ws_gather_fn {
   C* crd;
   V* vals;
   std::uint64_t len;
+  bool sort;  // false: an unordered last level (csr_unsorted) keeps slot order
   TENSORLEV_HOST_DEVICE void operator()(std::size_t r) const {
     const std::uint64_t first = tab[r], cap = tab[r + 1] - first;
     const auto begin = static_cast<std::size_t>(offsets[r]);
@@ -118,7 +119,7 @@ struct ws_gather_fn {
         ++q;
       }
     }
-    if (cap != len) sort_by_key(crd + begin, vals + begin, q - begin);  // a dense row is in order already
+    if (sort && cap != len) sort_by_key(crd + begin, vals + begin, q - begin);  // a dense row is in order already
   }
 };
 
@@ -171,6 +172,7 @@ struct workspace_output : append_output<S> {
     std::size_t nlen = 0;
     std::size_t nbad = 0;
     I nbad_parent = I(0);
+    std::size_t nchecked = 0;  // pattern entries the rows flushed so far cover
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -326,6 +328,7 @@ struct workspace_output : append_output<S> {
     const auto b = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent)]);
     const auto e = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1]);
     bool same = e - b == st.out.ntouched;
+    st.out.nchecked += e - b;
     for (std::size_t q = b; q < e; ++q) {
       const auto x = static_cast<std::size_t>(crd[q]);
       if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)
@@ -394,7 +397,7 @@ struct workspace_output : append_output<S> {
     st.out.ncrd = lvl.crd().data();
     st.out.nvals = o->values().data();
     st.out.nlen = row_length(st);
-    std::size_t bad = 0;
+    std::size_t bad = 0, covered = 0;
     I first_bad = I(0);
     bool chunked = false;
     if constexpr (base::par == par_kind::append) {
@@ -402,7 +405,7 @@ struct workspace_output : append_output<S> {
         chunked = true;
         const std::vector<I> bounds = K::chunk_bounds(st, cs);
         const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
-        std::vector<std::size_t> nbad(n, 0);
+        std::vector<std::size_t> nbad(n, 0), checked(n, 0);
         std::vector<I> firsts(n, I(0));
         detail::scratch_pool<row> rows;
         const std::size_t len = st.out.nlen;
@@ -410,14 +413,16 @@ struct workspace_output : append_output<S> {
           row* r = rows.acquire([&] { return make_row(len); });
           use_row(local, *r);
           local.out.nbad = 0;
+          local.out.nchecked = 0;
           V unused{};
           K::template loop<0, 0>(local, cs, unused);
-          nbad[c] = local.out.nbad, firsts[c] = local.out.nbad_parent;
+          nbad[c] = local.out.nbad, firsts[c] = local.out.nbad_parent, checked[c] = local.out.nchecked;
           rows.release(r);
         });
         for (std::size_t c = 0; c < n; ++c) {
           if (nbad[c] != 0 && bad == 0) first_bad = firsts[c];
           bad += nbad[c];
+          covered += checked[c];
         }
       }
     }
@@ -427,8 +432,16 @@ struct workspace_output : append_output<S> {
       V unused{};
       K::template loop<0, 0>(st, cs, unused);
       if constexpr (S::O.ws_open < 0) flush(st, I(0));
-      bad = st.out.nbad, first_bad = st.out.nbad_parent;
+      bad = st.out.nbad, first_bad = st.out.nbad_parent, covered = st.out.nchecked;
     }
+    // Rows the loops never reached (an operand's row that emptied: loop 0
+    // walks a compressed level) flush nothing; their pattern entries would
+    // keep old values.
+    if (bad == 0 && covered != lvl.crd().size())
+      throw error("tensorlev: compute_numeric: " + std::to_string(lvl.crd().size() - covered) +
+                  " entries of the output's pattern lie in rows the product no longer reaches: the operands' "
+                  "patterns changed since the output was assembled; assemble it again with = (the output's "
+                  "values are unspecified now)");
     if (bad != 0)
       throw error("tensorlev: compute_numeric: the product's pattern differs from the output's in " +
                   std::to_string(bad) + " row(s), the first at position " + std::to_string(first_bad) +
@@ -493,6 +506,7 @@ struct workspace_output : append_output<S> {
     // The output's own arrays when no operand reads them: a product
     // recomputed into the same tensor reuses their memory (see recycles).
     const bool reuse = recycles(st);
+    const I parent_size = level_output<S>::template prefix_size<last>(o->levels());
     auto arrays = [&]() -> std::pair<typename S::out_levels_t, std::vector<V>> {
       if constexpr (can_recycle) {
         if (reuse) {
@@ -505,23 +519,29 @@ struct workspace_output : append_output<S> {
     }();
     auto& lv = arrays.first;
     auto& vals = arrays.second;
-    const I parent_size = level_output<S>::template prefix_size<last>(lv);
     st.out.levels = &lv;
     st.out.vals = &vals;
     // Should the loops throw (an index type's overflow, memory), an output
-    // whose arrays were taken is left empty, never half-written.
+    // whose arrays were taken is left empty, never half-written: the
+    // taken arrays are freed first, then an empty result is built (if even
+    // that fails, the output stays moved-from: assign to it).
     struct restore {
       T* o;
+      std::pair<typename S::out_levels_t, std::vector<V>>* arrays;
       bool armed;
       I parent_size;
       ~restore() {
         if (!armed) return;
-        typename S::out_levels_t e = level_output<S>::empty_levels(*o);
-        std::get<last>(e).append_init(parent_size, I(0));
-        std::get<last>(e).append_finalize(parent_size, I(0));
-        *o = T(o->dims(), std::move(e), std::vector<V>{});
+        try {
+          *arrays = {level_output<S>::empty_levels(*o), std::vector<V>{}};
+          typename S::out_levels_t e = level_output<S>::empty_levels(*o);
+          std::get<last>(e).append_init(parent_size, I(0));
+          std::get<last>(e).append_finalize(parent_size, I(0));
+          *o = T(o->dims(), std::move(e), std::vector<V>{});
+        } catch (...) {
+        }
       }
-    } guard{o, reuse, parent_size};
+    } guard{o, &arrays, reuse, parent_size};
     const I total = [&] {
       if constexpr (base::par == par_kind::append) {
         if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
@@ -556,38 +576,10 @@ struct workspace_output : append_output<S> {
   }();
   template <class St>
   static bool recycles(const St& st) {
-    if constexpr (!can_recycle) {
+    if constexpr (!can_recycle)
       return false;
-    } else {
-      const auto* o = std::get<0>(st.ops);
-      std::vector<const void*> mine{o->values().data()};
-      const auto arrays_of = [](const auto& t, auto&& f) {
-        if constexpr (requires { t.values().data(); }) f(static_cast<const void*>(t.values().data()));
-        if constexpr (requires { t.levels(); })
-          std::apply(
-              [&](const auto&... l) {
-                (
-                    [&] {
-                      if constexpr (requires { l.pos().data(); }) f(static_cast<const void*>(l.pos().data()));
-                      if constexpr (requires { l.crd().data(); }) f(static_cast<const void*>(l.crd().data()));
-                    }(),
-                    ...);
-              },
-              t.levels());
-      };
-      arrays_of(*o, [&](const void* p) { mine.push_back(p); });
-      bool shared = false;
-      std::apply(
-          [&](const auto*, const auto*... ops) {
-            (arrays_of(*ops, [&](const void* p) {
-               if (p == nullptr) return;
-               for (const void* q : mine) shared = shared || p == q;
-             }),
-             ...);
-          },
-          st.ops);
-      return !shared;
-    }
+    else
+      return !reads_arrays_of(*std::get<0>(st.ops), st.ops, true);
   }
 
   // Loop 0 in chunks, each with its own row, collecting its entries; then
@@ -689,7 +681,7 @@ struct workspace_output : append_output<S> {
     auto crd = dev.template alloc<crd_t>(static_cast<std::size_t>(total), false);
     auto vals = dev.template alloc<V>(static_cast<std::size_t>(total), false);
     dev.for_each(n, ws_gather_fn<I, crd_t, V>{tab.data(), keys.data(), tvals.data(), offsets.data(), crd.data(),
-                                              vals.data(), st.out.len});
+                                              vals.data(), st.out.len, sorts_rows});
     base::adopt_device(dev, o, std::move(lv), n, std::move(offsets), std::move(crd), std::move(vals));
   }
 };
