@@ -173,6 +173,17 @@ TEST(CodegenSparseOut, NumericRecomputation) {
   EXPECT_EQ(bad, 0u);
 }
 
+// Runs f, which must throw tensorlev::error with `message` in its text.
+template <class F>
+void expect_error(F&& f, const std::string& message, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << what << " was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
+}
+
 TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
   coordinate_list<double, int> al({4, 4}), bl({4, 4});
   for (int r = 0; r < 4; ++r) al.push_back(std::array<int, 2>{r, r}, 1.0 + r);
@@ -192,23 +203,13 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
     auto more = bl;
     more.push_back(std::array<int, 2>{3, 0}, 1.0);  // row 3 gains an entry
     const auto Bmore = pack<csr>(more);
-    try {
-      run(C, Bmore);
-      ADD_FAILURE() << "a product with an entry outside the pattern was accepted";
-    } catch (const error& e) {
-      EXPECT_NE(std::string(e.what()).find("differs from the output's in 1 row(s), the first at position 3"),
-                std::string::npos)
-          << e.what();
-    }
+    expect_error([&] { run(C, Bmore); }, "differs from the output's in 1 row(s), the first at position 3",
+                 "a product with an entry outside the pattern");
     C(i, j) = A(i, k) * B(k, j);
     coordinate_list<double, int> fewer({4, 4});
     fewer.push_back(std::array<int, 2>{2, 3}, 3.0);  // row 0 loses its entry
-    try {
-      run(C, pack<csr>(fewer));
-      ADD_FAILURE() << "a product missing an entry of the pattern was accepted";
-    } catch (const error& e) {
-      EXPECT_NE(std::string(e.what()).find("the first at position 0"), std::string::npos) << e.what();
-    }
+    expect_error([&] { run(C, pack<csr>(fewer)); }, "the first at position 0",
+                 "a product missing an entry of the pattern");
     // Same number of entries in a row, another column: (0,1) -> (0,2).
     C(i, j) = A(i, k) * B(k, j);
     coordinate_list<double, int> moved({4, 4});
@@ -226,17 +227,15 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
       const auto D2 = pack<dcsr>(d2);
       tensor<double, csr> E = pack<csr>(coordinate_list<double, int>({4, 4}));
       E(i, j) = D(i, k) * B(k, j);  // (0,1) and (1,1)
-      try {
-        if (chunked)
-          compute_numeric(chunked_serial_executor{}, E(i, j), D2(i, k) * B(k, j));
-        else
-          compute_numeric(E(i, j), D2(i, k) * B(k, j));
-        ADD_FAILURE() << "a pattern row the product no longer reaches was accepted";
-      } catch (const error& e) {
-        EXPECT_NE(std::string(e.what()).find("1 entries of the output's pattern lie in rows the product no longer"),
-                  std::string::npos)
-            << e.what();
-      }
+      expect_error(
+          [&] {
+            if (chunked)
+              compute_numeric(chunked_serial_executor{}, E(i, j), D2(i, k) * B(k, j));
+            else
+              compute_numeric(E(i, j), D2(i, k) * B(k, j));
+          },
+          "1 entries of the output's pattern lie in rows the product no longer",
+          "a pattern row the product no longer reaches");
     }
     // Still usable afterwards: the right operands give the right values.
     C(i, j) = A(i, k) * B(k, j);
