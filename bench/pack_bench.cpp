@@ -3,6 +3,8 @@
 // run. Both sum duplicates and produce sorted CSR.
 //
 //   pack/tensorlev/<rows>/<nnz>   pack/eigen/<rows>/<nnz>
+//   pack/tensorlev_threads:T/<rows>/<nnz>: pack on a kokkos_executor over
+//   the default host space's T threads (built when Kokkos is found)
 #include <benchmark/benchmark.h>
 
 #include <Eigen/SparseCore>
@@ -12,6 +14,11 @@
 #include <vector>
 
 #include "tensorlev/tensorlev.hpp"
+#ifdef TENSORLEV_BENCH_KOKKOS
+#include <string>
+
+#include "tensorlev/kokkos.hpp"
+#endif
 
 namespace {
 
@@ -40,15 +47,25 @@ const triplets& random_triplets(int n, std::size_t nnz) {
   return t;
 }
 
-void tensorlev_pack(benchmark::State& state) {
-  const auto& t = random_triplets(static_cast<int>(state.range(0)), static_cast<std::size_t>(state.range(1)));
-  // The coordinate list is the input format, built outside the timed loop,
-  // exactly as Eigen's triplet vector is.
-  tensorlev::coordinate_list<double, int> list({t.rows, t.cols});
-  list.reserve(t.v.size());
-  for (std::size_t e = 0; e < t.v.size(); ++e) list.push_back({t.i[e], t.j[e]}, t.v[e]);
+// The coordinate list is the input format, built outside the timed loop,
+// exactly as Eigen's triplet vector is.
+const tensorlev::coordinate_list<double, int>& triplet_list(int n, std::size_t nnz) {
+  static std::map<std::pair<int, std::size_t>, tensorlev::coordinate_list<double, int>> cache;
+  auto it = cache.find({n, nnz});
+  if (it == cache.end()) {
+    const auto& t = random_triplets(n, nnz);
+    tensorlev::coordinate_list<double, int> list({t.rows, t.cols});
+    list.reserve(t.v.size());
+    for (std::size_t e = 0; e < t.v.size(); ++e) list.push_back({t.i[e], t.j[e]}, t.v[e]);
+    it = cache.emplace(std::pair{n, nnz}, std::move(list)).first;
+  }
+  return it->second;
+}
+
+void tensorlev_pack(benchmark::State& state, const tensorlev::executor& ex) {
+  const auto& list = triplet_list(static_cast<int>(state.range(0)), static_cast<std::size_t>(state.range(1)));
   for (auto _ : state) {
-    auto a = tensorlev::pack<tensorlev::csr>(list);
+    auto a = tensorlev::pack<tensorlev::csr>(ex, list);
     benchmark::DoNotOptimize(a.values().data());
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(1));
@@ -72,6 +89,8 @@ void args(benchmark::internal::Benchmark* b) {
   b->Args({100000, 1000000});   // 10 per row: the case
   b->Args({1000000, 1000000});  // 1 per row, rows dominate
   b->Args({10000, 1000000});    // 100 per row
+  b->Args({1000000, 10000000});  // 10^7 triplets, 10 per row
+  b->Args({100000, 10000000});   // 10^7 triplets, 100 per row
   b->Unit(benchmark::kMillisecond);
   // The fastest repetition: the most stable estimate on a noisy machine.
   b->ComputeStatistics("min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
@@ -79,6 +98,20 @@ void args(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK(tensorlev_pack)->Name("pack/tensorlev")->Apply(args);
-BENCHMARK(eigen_set_from_triplets)->Name("pack/eigen")->Apply(args);
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+#ifdef TENSORLEV_BENCH_KOKKOS
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  const tensorlev::kokkos_executor<> threads;
+  const int nthreads = Kokkos::DefaultHostExecutionSpace().concurrency();
+  benchmark::RegisterBenchmark(("pack/tensorlev_threads:" + std::to_string(nthreads)).c_str(), tensorlev_pack,
+                               tensorlev::executor(threads))
+      ->Apply(args);
+#endif
+  benchmark::RegisterBenchmark("pack/tensorlev", tensorlev_pack, tensorlev::serial)->Apply(args);
+  benchmark::RegisterBenchmark("pack/eigen", eigen_set_from_triplets)->Apply(args);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -21,6 +21,9 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -31,8 +34,10 @@
 
 #include "coordinate_list.hpp"
 #include "error.hpp"
+#include "execution.hpp"
 #include "format.hpp"
 #include "level_concepts.hpp"
+#include "levels/detail_storage.hpp"
 #include "tensor.hpp"
 
 namespace tensorlev {
@@ -169,13 +174,25 @@ struct keyed_entry {
 
 // A fixed-size array whose elements are default-initialized (no zero fill
 // for trivial types): pack's scratch arrays are written before being read.
+// Large ones of trivial elements sit on huge pages (advise_huge_pages).
 template <class T>
 class scratch {
+  static constexpr bool trivial = std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>;
+
  public:
-  explicit scratch(std::size_t n) : data_(new T[n]), size_(n) {}  // default-initialized: no zero fill
+  // Default-initialized: no zero fill. (allocate sets huge_: not in the initializer list.)
+  explicit scratch(std::size_t n) : size_(n) { data_ = allocate(n); }
   scratch(const scratch&) = delete;
   scratch& operator=(const scratch&) = delete;
-  ~scratch() { delete[] data_; }
+  scratch(scratch&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), huge_(o.huge_) {}
+  scratch& operator=(scratch&&) = delete;
+  ~scratch() {
+    if (huge_)
+      std::free(data_);  // NOLINT(cppcoreguidelines-no-malloc): from std::aligned_alloc
+    else
+      delete[] data_;
+  }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
@@ -186,11 +203,27 @@ class scratch {
   void swap(scratch& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
+    std::swap(huge_, o.huge_);
   }
 
  private:
-  T* data_;
+  T* allocate(std::size_t n) {
+    if constexpr (trivial && TENSORLEV_HAVE_MADVISE) {
+      if (n >= huge_array_min_bytes / sizeof(T) && n <= (std::numeric_limits<std::size_t>::max() - huge_page_bytes) / sizeof(T)) {
+        const std::size_t bytes = (n * sizeof(T) + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        // NOLINTNEXTLINE(cppcoreguidelines-no-malloc): 2 MiB-aligned, freed with std::free
+        if (void* p = std::aligned_alloc(huge_page_bytes, bytes)) {
+          advise_huge_pages(p, bytes);
+          huge_ = true;
+          return static_cast<T*>(p);  // T is trivial: its lifetime begins with the storage
+        }
+      }
+    }
+    return new T[n];
+  }
+  T* data_ = nullptr;
   std::size_t size_;
+  bool huge_ = false;
 };
 
 // Turns a histogram (count[b + 1] = entries in bucket b) into bucket starts.
@@ -687,18 +720,36 @@ constexpr bool row_compressed_format() {
   }
 }
 
+// The modes of a row-compressed format's two levels, their extents in a
+// list, and the key layout (row in the high bits); nothing when the keys
+// do not fit 64 bits.
+template <class I>
+struct row_compressed_keys {
+  std::size_t d0 = 0, d1 = 0;
+  std::vector<I> extents;
+  unsigned shift = 0;
+};
+
+template <class F, class V, class I>
+std::optional<row_compressed_keys<I>> row_compressed_layout(const coordinate_list<V, I>& list) {
+  row_compressed_keys<I> k{F::maps[0].dim, F::maps[1].dim, {}, 0};
+  k.extents = {list.dims()[k.d0], list.dims()[k.d1]};
+  const auto layout = make_key_layout(k.extents);
+  if (!layout) return std::nullopt;
+  k.shift = layout->shift;
+  return k;
+}
+
 template <class T, class V, class I>
 std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicates policy) {
   using LT = typename T::level_tuple;
   using L0 = std::tuple_element_t<0, LT>;
   using L1 = std::tuple_element_t<1, LT>;
-  using F = typename T::format_type;
-  const std::size_t d0 = F::maps[0].dim, d1 = F::maps[1].dim;
-  const std::vector<I> extents{list.dims()[d0], list.dims()[d1]};
-  const auto layout = make_key_layout(extents);
-  if (!layout) return std::nullopt;
-  const unsigned shift = layout->shift;
-  const std::size_t n = list.size();
+  const auto keys = row_compressed_layout<typename T::format_type>(list);
+  if (!keys) return std::nullopt;
+  const std::size_t d0 = keys->d0, d1 = keys->d1, n = list.size();
+  const std::vector<I>& extents = keys->extents;
+  const unsigned shift = keys->shift;
   const I* raw = list.raw_coords().data();
 
   L0 rows(level_shape<I>{extents[0], extents[1], 0, {}});
@@ -708,7 +759,7 @@ std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicat
   // Appends sorted entries (key_at(s), val_at(s)), combining equal keys.
   auto assemble = [&](auto key_at, auto val_at) {
     cols.append_init(parent_size, static_cast<I>(n));
-    vals.reserve(n);
+    clear_reserve(vals, n);
     const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;  // shift < 64 (make_key_layout)
     I anc_crd[2]{};
     I q = 0, row_begin = 0, row_pos = 0;
@@ -747,6 +798,209 @@ std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicat
                           list.value(e)};
   });
   assemble([&](std::size_t s) { return entries[s].key; }, [&](std::size_t s) { return entries[s].value; });
+  std::array<I, 2> dims{list.dims()[0], list.dims()[1]};
+  return T(dims, LT(std::move(rows), std::move(cols)), std::move(vals));
+}
+
+// ---- the same fast path on an executor: count, scan, scatter in chunks ----
+//
+// Every pass of the serial fast path split into chunks: the counting
+// passes count per chunk of the input, a scan gives each (bucket, chunk)
+// pair its start (buckets in order, chunks in order inside a bucket: the
+// scatter stays stable, so duplicates combine in input order as in the
+// serial path), the scatter runs per chunk; bucket sorts and the assembly
+// run per range of rows holding about n / P entries; the assembly counts
+// each row's distinct columns, scans the counts, then fills. The result
+// is the serial path's, array for array.
+
+// Start of part c when [0, n) is cut into P near-equal parts.
+inline std::size_t part_begin(std::size_t n, std::size_t P, std::size_t c) noexcept {
+  return n / P * c + std::min(c, n % P);
+}
+
+// fn(c) for every c in [0, P) on the executor.
+template <class Fn>
+void for_parts(const executor& ex, std::size_t P, Fn& fn) {
+  ex.for_chunks(
+      P, [](void* ctx, std::size_t c) { (*static_cast<Fn*>(ctx))(c); }, &fn);
+}
+
+// One stable counting pass of items [0, n) into nb buckets: bucket(e) is
+// item e's bucket, put(slot, e) stores item e at its sorted slot. P parts
+// of the input; hist holds P * nb counters. On return bstart[b] is bucket
+// b's first slot (bstart has nb + 1 entries, the last n).
+template <class C, class Bucket, class Put>
+void parallel_bucket_pass(const executor& ex, std::size_t P, std::size_t n, std::size_t nb, const Bucket& bucket,
+                          const Put& put, scratch<C>& hist, std::vector<C>& bstart) {
+  auto count = [&](std::size_t c) {
+    C* h = hist.begin() + c * nb;
+    std::fill(h, h + nb, C(0));
+    const std::size_t e1 = part_begin(n, P, c + 1);
+    for (std::size_t e = part_begin(n, P, c); e < e1; ++e) ++h[bucket(e)];
+  };
+  for_parts(ex, P, count);
+  // Scan in bucket order, then part order, by P ranges of buckets.
+  std::vector<C> range_total(P + 1, C(0));
+  auto totals = [&](std::size_t r) {
+    C s = 0;
+    for (std::size_t b = part_begin(nb, P, r), b1 = part_begin(nb, P, r + 1); b < b1; ++b)
+      for (std::size_t c = 0; c < P; ++c) s += hist[c * nb + b];
+    range_total[r + 1] = s;
+  };
+  for_parts(ex, P, totals);
+  for (std::size_t r = 1; r <= P; ++r) range_total[r] += range_total[r - 1];
+  assign_fresh(bstart, nb + 1, C(0));
+  auto starts = [&](std::size_t r) {
+    C s = range_total[r];
+    for (std::size_t b = part_begin(nb, P, r), b1 = part_begin(nb, P, r + 1); b < b1; ++b) {
+      bstart[b] = s;
+      for (std::size_t c = 0; c < P; ++c) {
+        const C t = hist[c * nb + b];
+        hist[c * nb + b] = s;
+        s += t;
+      }
+    }
+  };
+  for_parts(ex, P, starts);
+  bstart[nb] = static_cast<C>(n);
+  auto scatter = [&](std::size_t c) {
+    C* off = hist.begin() + c * nb;
+    const std::size_t e1 = part_begin(n, P, c + 1);
+    for (std::size_t e = part_begin(n, P, c); e < e1; ++e) put(static_cast<std::size_t>(off[bucket(e)]++), e);
+  };
+  for_parts(ex, P, scatter);
+}
+
+// Row ranges: P ranges of buckets, each holding about n / P entries
+// (bucket b holds entries [bstart[b], bstart[b + 1])).
+template <class C>
+std::vector<std::size_t> balanced_ranges(const std::vector<C>& bstart, std::size_t P) {
+  const std::size_t nb = bstart.size() - 1, n = static_cast<std::size_t>(bstart[nb]);
+  std::vector<std::size_t> cut(P + 1, nb);
+  cut[0] = 0;
+  for (std::size_t r = 1; r < P; ++r) {
+    const auto target = static_cast<C>(part_begin(n, P, r));
+    cut[r] = std::max(cut[r - 1], static_cast<std::size_t>(std::lower_bound(bstart.begin(), bstart.end() - 1, target) -
+                                                            bstart.begin()));
+  }
+  return cut;
+}
+
+template <class T, class V, class I>
+std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordinate_list<V, I>& list,
+                                              duplicates policy) {
+  using LT = typename T::level_tuple;
+  using L0 = std::tuple_element_t<0, LT>;
+  using L1 = std::tuple_element_t<1, LT>;
+  using C = std::make_unsigned_t<I>;  // n fits I, so every count and slot fits C
+  const auto keys = row_compressed_layout<typename T::format_type>(list);
+  if (!keys) return std::nullopt;
+  const std::size_t d0 = keys->d0, d1 = keys->d1, n = list.size();
+  const std::vector<I>& extents = keys->extents;
+  const unsigned shift = keys->shift;
+  const auto top = static_cast<std::size_t>(extents[0]);
+  const std::uint64_t top_stride = std::uint64_t{1} << shift;
+  const std::uint64_t mask = top_stride - 1;
+  const std::size_t small = std::max<std::size_t>(4 * n, std::size_t{1} << 16);
+  if (top > small) return std::nullopt;  // the serial path's comparison sort
+  // The serial path's choice: two counting passes (column, then row) when
+  // rows are long on average, else one by row and a sort inside each row.
+  const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * top;
+  // Parts: at most the executor's concurrency, and P histograms of the
+  // widest pass hold at most 4n counters (one part: the serial path).
+  const std::size_t widest = std::max<std::size_t>(1, lsd ? std::max<std::size_t>(top, top_stride) : top);
+  const std::size_t P = std::min(ex.concurrency(), std::max<std::size_t>(1, 4 * n / widest));
+  if (P < 2) return std::nullopt;
+
+  const I* raw = list.raw_coords().data();
+  auto key_of = [&](std::size_t e) {
+    const I* x = raw + 2 * e;
+    return (static_cast<std::uint64_t>(x[d0]) << shift) + static_cast<std::uint64_t>(x[d1]);
+  };
+  scratch<keyed_entry<V>> entries(n);
+  scratch<C> hist(P * widest);
+  std::vector<C> bstart;  // rows' first entries after the last pass
+  if (lsd) {
+    scratch<keyed_entry<V>> tmp(n);
+    std::vector<C> cstart;
+    parallel_bucket_pass(
+        ex, P, n, static_cast<std::size_t>(top_stride), [&](std::size_t e) { return static_cast<std::size_t>(raw[2 * e + d1]); },
+        [&](std::size_t slot, std::size_t e) { tmp[slot] = keyed_entry<V>{key_of(e), list.value(e)}; }, hist, cstart);
+    parallel_bucket_pass(
+        ex, P, n, top, [&](std::size_t e) { return static_cast<std::size_t>(tmp[e].key >> shift); },
+        [&](std::size_t slot, std::size_t e) { entries[slot] = tmp[e]; }, hist, bstart);
+  } else {
+    parallel_bucket_pass(
+        ex, P, n, top, [&](std::size_t e) { return static_cast<std::size_t>(raw[2 * e + d0]); },
+        [&](std::size_t slot, std::size_t e) { entries[slot] = keyed_entry<V>{key_of(e), list.value(e)}; }, hist,
+        bstart);
+  }
+  const std::vector<std::size_t> cut = balanced_ranges(bstart, P);
+  auto row_len = [&](std::size_t b) { return static_cast<std::size_t>(bstart[b + 1] - bstart[b]); };
+  // Distinct keys of entries [e0, e1), sorted.
+  auto distinct = [&](std::size_t e0, std::size_t e1) {
+    C s = 0;
+    for (std::size_t e = e0; e < e1; ++e) s += static_cast<C>(e == e0 || entries[e].key != entries[e - 1].key);
+    return s;
+  };
+  // Assemble: distinct columns per row range (counted while each row is
+  // sorted, when rows need a sort), a scan, then the fill.
+  std::vector<C> range_total(P + 1, C(0));
+  if (!lsd && top_stride > 1) {  // sort each row by column, stably
+    std::vector<std::size_t> longest(P, 0);
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) longest[r] = std::max(longest[r], row_len(b));
+    std::vector<scratch<keyed_entry<V>>> bufs;
+    bufs.reserve(P);
+    for (std::size_t r = 0; r < P; ++r) bufs.emplace_back(longest[r]);
+    auto sort_rows = [&](std::size_t r) {
+      C s = 0;
+      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) {
+        stable_sort_by_key(entries.begin() + bstart[b], row_len(b), bufs[r].begin());
+        s += distinct(bstart[b], bstart[b + 1]);
+      }
+      range_total[r + 1] = s;
+    };
+    for_parts(ex, P, sort_rows);
+  } else {
+    auto count_distinct = [&](std::size_t r) { range_total[r + 1] = distinct(bstart[cut[r]], bstart[cut[r + 1]]); };
+    for_parts(ex, P, count_distinct);
+  }
+  L0 rows(level_shape<I>{extents[0], extents[1], 0, {}});
+  L1 cols(level_shape<I>{extents[1], 0, 0, {}});
+  const I parent_size = rows.size(I(1));
+  for (std::size_t r = 1; r <= P; ++r) range_total[r] += range_total[r - 1];
+  const auto total = static_cast<I>(range_total[P]);
+  cols.append_init_sized(parent_size, total);
+  std::vector<V> vals;
+  assign_fresh(vals, static_cast<std::size_t>(total), V{});
+  auto fill = [&](std::size_t r) {
+    auto q = static_cast<I>(range_total[r]);
+    I anc_crd[2]{};
+    for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) {
+      const std::size_t e0 = bstart[b], e1 = bstart[b + 1];
+      if (e0 == e1) continue;
+      anc_crd[0] = static_cast<I>(b);
+      const I row_pos = rows.locate(I(0), ancestors<I>(anc_crd, 0), static_cast<I>(b)).pos;
+      const I row_begin = q;
+      for (std::size_t e = e0; e < e1; ++e) {
+        const keyed_entry<V>& x = entries[e];
+        if (e > e0 && x.key == entries[e - 1].key) {
+          if (policy == duplicates::sum)
+            vals[static_cast<std::size_t>(q) - 1] += x.value;
+          else if (policy == duplicates::last)
+            vals[static_cast<std::size_t>(q) - 1] = x.value;
+          continue;
+        }
+        cols.append_coord_at(q, static_cast<I>(x.key & mask));
+        vals[static_cast<std::size_t>(q)] = x.value;
+        ++q;
+      }
+      cols.append_edges(row_pos, row_begin, q);
+    }
+  };
+  for_parts(ex, P, fill);
+  cols.append_finalize(parent_size, total);
   std::array<I, 2> dims{list.dims()[0], list.dims()[1]};
   return T(dims, LT(std::move(rows), std::move(cols)), std::move(vals));
 }
@@ -844,11 +1098,50 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
   return T(dims, detail::unwrap_levels<LT>(opt_levels, std::make_index_sequence<L>{}), std::move(values));
 }
 
+/// pack on an executor: the same result as `pack<F, S>(list, policy)`,
+/// array for array. Formats whose first level is dense and whose second is
+/// compressed (CSR, CSC and any levels with those capabilities; owning<>
+/// storage) count, scan and scatter in parallel chunks on `ex`; every other
+/// format, duplicates::error, and inputs too small for two chunks (fewer
+/// than a quarter of the widest counting pass's buckets as entries) run
+/// the serial pack.
+///
+///     auto A = pack<csr>(kokkos_executor<Kokkos::OpenMP>{}, list);
+template <format_type F, storage_policy S = owning<>, class V, index_type I>
+[[nodiscard]] tensor<V, F, I, S> pack(const executor& ex, const coordinate_list<V, I>& list,
+                                      duplicates policy = duplicates::sum) {
+  using T = tensor<V, F, I, S>;
+  using LT = typename T::level_tuple;
+  if constexpr (std::is_same_v<S, owning<>> && detail::row_compressed_format<F, LT>()) {
+    if constexpr (parallel_appendable_level<std::tuple_element_t<1, LT>>) {
+      if (ex.parallel() && policy != duplicates::error && list.order() == F::order)
+        if (auto t = detail::pack_row_compressed_parallel<T>(ex, list, policy)) return std::move(*t);
+    }
+  }
+  return pack<F, S>(list, policy);
+}
+
 /// What convert does with stored components whose value is zero.
 enum class stored_zeros {
   keep,  ///< every stored component carries over (lossless; DIA's in-range zeros become explicit entries)
   drop   ///< only nonzero values carry over (what a user converting DIA or ELL to CSR usually wants)
 };
+
+/// convert on an executor: the components are listed on the calling
+/// thread, then packed by `pack<G, S2>(ex, ...)`.
+template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
+[[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const executor& ex, const tensor<V, F, I, S>& t,
+                                                              stored_zeros zeros = stored_zeros::keep) {
+  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
+  static_assert(S::host_accessible, "tensorlev::convert: the tensor's arrays must be readable on the host");
+  using W = std::remove_const_t<V>;
+  if (zeros == stored_zeros::keep) return pack<G, S2>(ex, to_coordinate_list(t), duplicates::sum);
+  coordinate_list<W, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
+  for_each_component(t, [&](const auto& x, const W& v) {
+    if (v != W{}) list.push_back(std::span<const I>(x), v);
+  });
+  return pack<G, S2>(ex, list, duplicates::sum);
+}
 
 /// Converts a tensor to format G (same value and index type) through its
 /// stored components; stored duplicates (ELL padding) are summed.
@@ -857,15 +1150,7 @@ enum class stored_zeros {
 template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
 [[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const tensor<V, F, I, S>& t,
                                                               stored_zeros zeros = stored_zeros::keep) {
-  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
-  static_assert(S::host_accessible, "tensorlev::convert: the tensor's arrays must be readable on the host");
-  if (zeros == stored_zeros::keep) return pack<G, S2>(to_coordinate_list(t), duplicates::sum);
-  using W = std::remove_const_t<V>;
-  coordinate_list<W, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
-  for_each_component(t, [&](const auto& x, const W& v) {
-    if (v != W{}) list.push_back(std::span<const I>(x), v);
-  });
-  return pack<G, S2>(list, duplicates::sum);
+  return convert<G, S2>(serial, t, zeros);
 }
 
 /// Packs the nonzeros of a dense row-major array (last dimension fastest)

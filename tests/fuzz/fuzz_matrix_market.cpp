@@ -183,6 +183,8 @@ void check_policy(const coordinate_list<V, I>& list, const matrix_stats& s, dupl
     return;
   }
   check_stores(pack<F>(list, policy), ref);
+  // On an executor (chunks without threads): CSR and CSC take the chunked pack.
+  check_stores(pack<F>(chunked_serial_executor(3), list, policy), ref);
 }
 
 /// y(i) = A(i,j) * x(j) with A in format F, against a loop over the list.
@@ -248,6 +250,7 @@ void run(const std::string& text, std::uint64_t sel) {
       check_policy<csr>(list, s, duplicates::first);
       check_policy<coo>(list, s, duplicates::last);
       check_policy<dcsr>(list, s, duplicates::error);
+      check_policy<csc>(list, s, duplicates::sum);
     }
     return;
   }
@@ -268,6 +271,7 @@ void run(const std::string& text, std::uint64_t sel) {
   check_policy<csr>(list, s, policy);
   check_policy<coo>(list, s, policy);
   check_policy<ell>(list, s, policy);
+  check_policy<csc>(list, s, duplicates::sum);
   if constexpr (D == depth::kernels) spmv(list, s);
 }
 

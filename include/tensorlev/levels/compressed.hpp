@@ -72,16 +72,15 @@ class compressed_level {
     requires S::growable
   {
     detail::check_fits<pos_type>(size, "compressed level: number of positions");
-    pos_.assign(static_cast<std::size_t>(parent_size) + 1, pos_type(0));
-    crd_.clear();
-    crd_.reserve(static_cast<std::size_t>(size));
+    detail::assign_fresh(pos_, static_cast<std::size_t>(parent_size) + 1, pos_type(0));
+    detail::clear_reserve(crd_, static_cast<std::size_t>(size));
   }
   void append_init_sized(I parent_size, I size)
     requires S::growable
   {
     detail::check_fits<pos_type>(size, "compressed level: number of positions");
-    pos_.assign(static_cast<std::size_t>(parent_size) + 1, pos_type(0));
-    crd_.assign(static_cast<std::size_t>(size), crd_type(0));
+    detail::assign_fresh(pos_, static_cast<std::size_t>(parent_size) + 1, pos_type(0));
+    detail::assign_fresh(crd_, static_cast<std::size_t>(size), crd_type(0));
   }
   void append_coord(I p, I i)
     requires S::growable

@@ -2,10 +2,20 @@
 // Internal helpers shared by the level headers. Not part of the public API.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#if defined(__linux__) && __has_include(<sys/mman.h>)
+#include <sys/mman.h>
+#endif
+#if defined(MADV_HUGEPAGE)
+#define TENSORLEV_HAVE_MADVISE 1
+#else
+#define TENSORLEV_HAVE_MADVISE 0
+#endif
 
 #include "../config.hpp"
 #include "../error.hpp"
@@ -13,6 +23,67 @@
 #include "../storage.hpp"
 
 namespace tensorlev::detail {
+
+// Large arrays written from scratch ask for transparent huge pages where
+// the kernel gives them on request (Linux's "madvise" mode, Debian's
+// default): one fault per 2 MiB instead of one per 4 KiB page. On the
+// benchmark VM a fresh 4 KiB page costs ~19 us, so pack and sparse outputs
+// of 10^7 entries spent most of their time faulting (bench/README.md,
+// "bench_pack"). A hint only: where it fails, 4 KiB pages.
+inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+inline constexpr std::size_t huge_array_min_bytes = std::size_t{4} << 20;  // at least one whole huge page inside
+
+inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if TENSORLEV_HAVE_MADVISE
+  if (bytes < huge_array_min_bytes) return;
+  const auto first = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t begin = (first + huge_page_bytes - 1) & ~(huge_page_bytes - 1);
+  const std::uintptr_t end = (first + bytes) & ~(huge_page_bytes - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
+
+// Empties a growable array and makes room for n elements; when that needs
+// new memory and n elements are large, the memory is advised for huge
+// pages before anything touches it.
+template <class A>
+void clear_reserve(A& a, std::size_t n) {
+  using E = typename A::value_type;
+  a.clear();
+  if constexpr (requires { a.capacity(); a.data(); }) {
+    if (a.capacity() < n && n >= huge_array_min_bytes / sizeof(E)) {
+      a = A();
+      a.reserve(n);
+      advise_huge_pages(static_cast<void*>(a.data()), a.capacity() * sizeof(E));
+      return;
+    }
+  }
+  a.reserve(n);
+}
+
+// a.resize(n), keeping a's elements; new memory for a large array is
+// advised for huge pages before anything touches it.
+template <class A>
+void resize_fresh(A& a, std::size_t n) {
+  using E = typename A::value_type;
+  if constexpr (requires(A& b) { a.capacity(); a.data(); a.reserve(n); a.swap(b); a.assign(a.begin(), a.end()); }) {
+    if (a.capacity() < n && n >= huge_array_min_bytes / sizeof(E)) {
+      A fresh;
+      fresh.reserve(n);
+      advise_huge_pages(static_cast<void*>(fresh.data()), fresh.capacity() * sizeof(E));
+      fresh.assign(a.begin(), a.end());
+      a.swap(fresh);
+    }
+  }
+  a.resize(n);
+}
+
+// a.assign(n, v) through clear_reserve.
+template <class A, class T>
+void assign_fresh(A& a, std::size_t n, const T& v) {
+  clear_reserve(a, n);
+  a.assign(n, v);
+}
 /// Bytes held by a vector (its capacity, so slack would show).
 template <class T>
 [[nodiscard]] std::size_t vector_bytes(const std::vector<T>& v) noexcept {

@@ -239,7 +239,7 @@ struct append_output : level_output<S> {
       I cap = std::max(entries_bound(st), I(1));
       for (;;) {
         std::get<last>(lv).append_init_sized(parent_size, cap);
-        vals.assign(static_cast<std::size_t>(cap), V{});
+        tensorlev::detail::assign_fresh(vals, static_cast<std::size_t>(cap), V{});
         st.out.cnt = I(0);
         st.out.cap = cap;
         V unused{};
@@ -275,7 +275,7 @@ struct append_output : level_output<S> {
     const I total = scan_counts(offsets);
     auto& last_level = std::get<last>(*st.out.levels);
     last_level.append_init_sized(parent_size, total);
-    st.out.vals->resize(static_cast<std::size_t>(total));
+    tensorlev::detail::resize_fresh(*st.out.vals, static_cast<std::size_t>(total));
     st.out.offsets = offsets.data();
     st.out.ph = phase::fill;
     K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {

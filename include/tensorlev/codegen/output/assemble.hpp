@@ -274,7 +274,7 @@ struct assemble_output : level_output<S> {
     init_levels(lv, prefix_size, counted.cnt);
     std::vector<V> vals;
     if constexpr (sized)
-      vals.assign(static_cast<std::size_t>(counted.cnt[L - 1]), V{});
+      tensorlev::detail::assign_fresh(vals, static_cast<std::size_t>(counted.cnt[L - 1]), V{});
     else
       vals.reserve(static_cast<std::size_t>(counted.cnt[L - 1]));
     st.out.vals = &vals;
@@ -332,7 +332,7 @@ struct assemble_output : level_output<S> {
       }
     }
     init_levels(lv, prefix_size, total);
-    st.out.vals->assign(static_cast<std::size_t>(total[L - 1]), V{});
+    tensorlev::detail::assign_fresh(*st.out.vals, static_cast<std::size_t>(total[L - 1]), V{});
     K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
       local.out.as = &chunk[c];
       V unused{};

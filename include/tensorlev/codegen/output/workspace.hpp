@@ -615,7 +615,7 @@ struct workspace_output : append_output<S> {
     const I total = base::scan_counts(offset);
     auto& last_level = std::get<last>(*st.out.levels);
     last_level.append_init_sized(parent_size, total);
-    st.out.vals->resize(static_cast<std::size_t>(total));
+    tensorlev::detail::resize_fresh(*st.out.vals, static_cast<std::size_t>(total));
     struct fill_context {
       chunk_out* outs;
       const I* offset;
