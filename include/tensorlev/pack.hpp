@@ -732,6 +732,8 @@ struct row_compressed_keys {
 
 template <class F, class V, class I>
 std::optional<row_compressed_keys<I>> row_compressed_layout(const coordinate_list<V, I>& list) {
+  // Counts and positions are kept in I (and its unsigned twin).
+  (void)checked_index<I>(static_cast<long long>(list.size()), "pack: number of entries");
   row_compressed_keys<I> k{F::maps[0].dim, F::maps[1].dim, {}, 0};
   k.extents = {list.dims()[k.d0], list.dims()[k.d1]};
   const auto layout = make_key_layout(k.extents);
@@ -1101,10 +1103,14 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
 /// pack on an executor: the same result as `pack<F, S>(list, policy)`,
 /// array for array. Formats whose first level is dense and whose second is
 /// compressed (CSR, CSC and any levels with those capabilities; owning<>
-/// storage) count, scan and scatter in parallel chunks on `ex`; every other
-/// format, duplicates::error, and inputs too small for two chunks (fewer
-/// than a quarter of the widest counting pass's buckets as entries) run
-/// the serial pack.
+/// storage) count, scan, scatter, sort and fill in parallel chunks on `ex`
+/// (the output arrays' zero fill and the row bounds' scan stay on the
+/// calling thread). The serial pack runs instead for every other format
+/// and storage, duplicates::error, a serial executor, keys wider than 64
+/// bits, more rows than max(4n, 2^16), and inputs too small for two chunks
+/// (n entries, P = min(concurrency, 4n / buckets of the widest counting
+/// pass) below 2: fewer entries than half the rows, or than half the
+/// columns when rows are long).
 ///
 ///     auto A = pack<csr>(kokkos_executor<Kokkos::OpenMP>{}, list);
 template <format_type F, storage_policy S = owning<>, class V, index_type I>
@@ -1127,21 +1133,20 @@ enum class stored_zeros {
   drop   ///< only nonzero values carry over (what a user converting DIA or ELL to CSR usually wants)
 };
 
-/// convert on an executor: the components are listed on the calling
-/// thread, then packed by `pack<G, S2>(ex, ...)`.
-template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
-[[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const executor& ex, const tensor<V, F, I, S>& t,
-                                                              stored_zeros zeros = stored_zeros::keep) {
-  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
+namespace detail {
+// The stored components of t as a list (only nonzero values under drop).
+template <class V, class F, class I, class S>
+coordinate_list<std::remove_const_t<V>, I> stored_list(const tensor<V, F, I, S>& t, stored_zeros zeros) {
   static_assert(S::host_accessible, "tensorlev::convert: the tensor's arrays must be readable on the host");
   using W = std::remove_const_t<V>;
-  if (zeros == stored_zeros::keep) return pack<G, S2>(ex, to_coordinate_list(t), duplicates::sum);
+  if (zeros == stored_zeros::keep) return to_coordinate_list(t);
   coordinate_list<W, I> list(std::vector<I>(t.dims().begin(), t.dims().end()));
   for_each_component(t, [&](const auto& x, const W& v) {
     if (v != W{}) list.push_back(std::span<const I>(x), v);
   });
-  return pack<G, S2>(ex, list, duplicates::sum);
+  return list;
 }
+}  // namespace detail
 
 /// Converts a tensor to format G (same value and index type) through its
 /// stored components; stored duplicates (ELL padding) are summed.
@@ -1150,7 +1155,17 @@ template <format_type G, storage_policy S2 = owning<>, class V, class F, class I
 template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
 [[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const tensor<V, F, I, S>& t,
                                                               stored_zeros zeros = stored_zeros::keep) {
-  return convert<G, S2>(serial, t, zeros);
+  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
+  return pack<G, S2>(detail::stored_list(t, zeros), duplicates::sum);
+}
+
+/// convert on an executor: the components are listed on the calling
+/// thread, then packed by `pack<G, S2>(ex, ...)`.
+template <format_type G, storage_policy S2 = owning<>, class V, class F, class I, class S>
+[[nodiscard]] tensor<std::remove_const_t<V>, G, I, S2> convert(const executor& ex, const tensor<V, F, I, S>& t,
+                                                              stored_zeros zeros = stored_zeros::keep) {
+  static_assert(G::order == F::order, "tensorlev::convert: the target format has a different order");
+  return pack<G, S2>(ex, detail::stored_list(t, zeros), duplicates::sum);
 }
 
 /// Packs the nonzeros of a dense row-major array (last dimension fastest)

@@ -160,13 +160,14 @@ TEST(ParallelPack, ConvertOnAnExecutor) {
 }
 
 // Inputs large enough for the huge-page scratch and output arrays
-// (detail::advise_huge_pages: 8 MiB and more), serial and in chunks.
+// (detail::advise_huge_pages: 4 MiB and more), serial and in chunks: long
+// rows (two counting passes), short rows (a sort per row), wide rows.
 TEST(ParallelPack, LargeInputs) {
   std::mt19937_64 rng(3);
-  for (const std::array<int, 2> s : {std::array<int, 2>{1500, 1500}, {60, 20000}}) {
-    const listed l = random_list(s[0], s[1], std::size_t{1} << 20, false, duplicates::sum, rng);
+  for (const std::array<int, 2> s : {std::array<int, 2>{1500, 1500}, {60, 20000}, {40000, 40}}) {
+    const listed l = random_list(s[0], s[1], (std::size_t{1} << 19) + 4096, false, duplicates::sum, rng);
     const auto want = pack<tensorlev::csr>(l.list);
-    EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial pack of 2^20 entries"), 0u);
+    EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial pack of 2^19 + 4096 entries"), 0u);
     for (const auto& ex : executors({tensorlev::chunked_serial_executor(3)}))
       EXPECT_TRUE(same_arrays(pack<tensorlev::csr>(ex, l.list), want)) << s[0] << "x" << s[1];
   }

@@ -43,6 +43,13 @@ inline void advise_huge_pages([[maybe_unused]] void* p, [[maybe_unused]] std::si
 #endif
 }
 
+// Host heap arrays only (std::vector): other growable storages may hold
+// memory that madvise should not touch (Kokkos UVM, pinned host memory).
+template <class A>
+inline constexpr bool is_std_vector = false;
+template <class T, class Alloc>
+inline constexpr bool is_std_vector<std::vector<T, Alloc>> = true;
+
 // Empties a growable array and makes room for n elements; when that needs
 // new memory and n elements are large, the memory is advised for huge
 // pages before anything touches it.
@@ -50,7 +57,7 @@ template <class A>
 void clear_reserve(A& a, std::size_t n) {
   using E = typename A::value_type;
   a.clear();
-  if constexpr (requires { a.capacity(); a.data(); }) {
+  if constexpr (is_std_vector<A>) {
     if (a.capacity() < n && n >= huge_array_min_bytes / sizeof(E)) {
       a = A();
       a.reserve(n);
@@ -66,7 +73,7 @@ void clear_reserve(A& a, std::size_t n) {
 template <class A>
 void resize_fresh(A& a, std::size_t n) {
   using E = typename A::value_type;
-  if constexpr (requires(A& b) { a.capacity(); a.data(); a.reserve(n); a.swap(b); a.assign(a.begin(), a.end()); }) {
+  if constexpr (is_std_vector<A>) {
     if (a.capacity() < n && n >= huge_array_min_bytes / sizeof(E)) {
       A fresh;
       fresh.reserve(n);
