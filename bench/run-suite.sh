@@ -11,7 +11,9 @@
 #   <build-dir>: a build with -DTENSORLEV_BUILD_BENCHMARKS=ON -DTENSORLEV_KOKKOS=ON
 #   results-dir: default <build-dir>/suite-results (JSON per run, summary.md)
 # Environment: TENSORLEV_BENCH_REPS (repetitions, default 3; the minimum is
-# reported), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
+# reported), TENSORLEV_BENCH_MIN_TIME (seconds per benchmark and repetition,
+# default 0.1), TENSORLEV_BENCH_SMOKE=1 (CI: small inputs, one short run
+# each, nothing fetched), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
 # TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
 # MKL, CXSparse and SPLATT; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
 # default ../shared/data/tns).
@@ -21,13 +23,28 @@ build=$(cd "${1:?usage: bench/run-suite.sh <build-dir> [results-dir]}" && pwd)
 out=${2:-$build/suite-results}
 mkdir -p "$out"
 reps=${TENSORLEV_BENCH_REPS:-3}
+min_time=${TENSORLEV_BENCH_MIN_TIME:-0.1}
 # shellcheck source=scripts/lib/apt.sh
 . "$root/scripts/lib/apt.sh"
 
-TENSORLEV_BENCH_MATRICES=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
+if [ "${TENSORLEV_BENCH_SMOKE:-0}" = 1 ]; then
+  # CI's smoke run: every kernel and peer built, run once and checked on the
+  # repository's small real-valued test matrices and a 10^3 stencil (nothing
+  # fetched); the times mean nothing.
+  reps=1
+  min_time=0.001
+  TENSORLEV_BENCH_MATRICES=$out/smoke-matrices
+  mkdir -p "$TENSORLEV_BENCH_MATRICES"
+  for m in LFAT5 Ragusa16 can___24 impcol_a; do
+    cp "$root/tests/data/$m.mtx" "$TENSORLEV_BENCH_MATRICES/"
+  done
+  export TENSORLEV_BENCH_STENCIL=${TENSORLEV_BENCH_STENCIL:-10}
+else
+  TENSORLEV_BENCH_MATRICES=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
+fi
 export TENSORLEV_BENCH_MATRICES
 export OMP_PROC_BIND=spread OMP_PLACES=threads
-common=(--benchmark_min_time=0.1 "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
+common=("--benchmark_min_time=$min_time" "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
   --benchmark_out_format=json)
 serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert)/)'
 parallel='^(stream/triad/kokkos|[a-z_]+/tensorlev_kokkos/)'

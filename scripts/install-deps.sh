@@ -6,6 +6,8 @@ pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev 
   # scripts/run-fuzz.sh: clang, its libFuzzer and sanitizer runtimes
   # (libclang_rt.fuzzer, not a dependency of clang), llvm-symbolizer.
   clang libclang-rt-dev llvm
+  # scripts/run-tests.sh --sanitize links with lld (scripts/lib/sanitize.sh).
+  lld
   # scripts/run-tests.sh --sanitize builds with clang: its OpenMP runtime
   # (libomp, which also serves the GOMP entry points of the g++-built Kokkos).
   libomp-dev
