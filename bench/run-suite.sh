@@ -28,9 +28,10 @@ min_time=${TENSORLEV_BENCH_MIN_TIME:-0.1}
 . "$root/scripts/lib/apt.sh"
 
 if [ "${TENSORLEV_BENCH_SMOKE:-0}" = 1 ]; then
-  # CI's smoke run: every kernel and peer built, run once and checked on the
-  # repository's small real-valued test matrices and a 10^3 stencil (nothing
-  # fetched); the times mean nothing.
+  # CI's smoke run: every kernel and peer built and run briefly on the
+  # repository's small test matrices (real, integer and pattern entries),
+  # a 10^3 stencil and its one small tensor (nothing fetched); the times
+  # mean nothing.
   reps=1
   min_time=0.001
   TENSORLEV_BENCH_MATRICES=$out/smoke-matrices
@@ -39,6 +40,7 @@ if [ "${TENSORLEV_BENCH_SMOKE:-0}" = 1 ]; then
     cp "$root/tests/data/$m.mtx" "$TENSORLEV_BENCH_MATRICES/"
   done
   export TENSORLEV_BENCH_STENCIL=${TENSORLEV_BENCH_STENCIL:-10}
+  export TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/tests/data}
 else
   TENSORLEV_BENCH_MATRICES=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
 fi

@@ -14,11 +14,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # about 220 s. g++ still compiles the device tests in CI as nvcc's host
 # compiler (scripts/check-kokkos-cuda.sh) and the Kokkos benchmarks, with
 # warnings as errors.
+# Dependencies first: sanitize.sh links with lld when it is installed.
+"$root/scripts/install-deps.sh"
 # shellcheck source=scripts/lib/sanitize.sh
 . "$root/scripts/lib/sanitize.sh"
 set -- ${rest[@]+"${rest[@]}"}
 build=${1:-$root/build-kokkos4}
-"$root/scripts/install-deps.sh"
 kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 | tail -1)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
   -DTENSORLEV_MPI=ON -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_WARNINGS_AS_ERRORS=ON "${san[@]}"
@@ -33,8 +34,8 @@ grep -q "Kokkos_DIR:PATH=$kokkos/" "$build/CMakeCache.txt" || { echo "not config
 # (dense and scalar outputs, copies of every format: upload, for_each,
 # parallel_reduce, to_space) and 2 (sparse outputs assembled per level:
 # alloc, parallel_scan) reach every call the launcher makes; part 1 (CSR
-# outputs, SpGEMM) makes the same calls and is left out (its g++ compile
-# under the sanitizers is the largest of the three, about 4 minutes).
+# outputs, SpGEMM) makes the same calls and is left out (its compile under
+# the sanitizers is the largest of the three, about 4 minutes with g++).
 cmake --build "$build" -j "$(nproc)" --target test_kokkos_storage test_kokkos_dense_views \
   test_kokkos_device_host_0 test_kokkos_device_host_2 test_dist_kokkos tensorlev_kokkos_header_alone
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -R '^(kokkos[.]|dist[.]kokkos[.]|cmake[.]kokkos_consumer)' \

@@ -7,12 +7,13 @@
 #               report; this is what CI runs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# Dependencies first: sanitize.sh links with lld when it is installed.
+"$root/scripts/install-deps.sh"
 # shellcheck source=scripts/lib/sanitize.sh
 . "$root/scripts/lib/sanitize.sh"
 set -- ${rest[@]+"${rest[@]}"}
 build=${1:-$root/build}
 shift || true
-"$root/scripts/install-deps.sh"
 # Kokkos with OpenMP for the parallel tests (built once, then reused).
 kokkos=$("$root/scripts/build-kokkos.sh" | tail -1)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" -DTENSORLEV_MPI=ON \
