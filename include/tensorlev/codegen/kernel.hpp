@@ -320,12 +320,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   // ---- expression evaluation (innermost body) --------------------------------
 
+  static constexpr bool hoist_factor(int n, mask_t abs) { return cg::hoist_factor(D, O, n, abs); }
+
   template <class X, int Node, int Acc, mask_t Abs>
   TENSORLEV_HOST_DEVICE static V eval(const X& x, const state& st, const cursor& cs) {
     using NT = node_traits<X>;
     if constexpr (NT::kind == node_kind::access) {
       using T = op_t<Acc>;
-      if constexpr (detail::is_scalar_v<T>) {
+      if constexpr (!hoist_factor(Node, Abs)) {
+        return V(1);
+      } else if constexpr (detail::is_scalar_v<T>) {
         return static_cast<V>(std::get<Acc>(st.ops)->value());
       } else {
         constexpr std::size_t L = T::num_levels;
@@ -340,9 +344,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         }
       }
     } else if constexpr (NT::kind == node_kind::constant) {
-      return static_cast<V>(x.v);
+      if constexpr ((Abs & combine_bit) != 0)
+        return V(1);
+      else
+        return static_cast<V>(x.v);
     } else if constexpr (NT::kind == node_kind::neg) {
-      return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
+      if constexpr ((Abs & combine_bit) != 0)
+        return eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
+      else
+        return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
     } else {
       using L = typename NT::left;
       using R = typename NT::right;
@@ -351,7 +361,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr int AR = Acc + static_cast<int>(expr_info<L>::accesses);
       constexpr bool lz = !nonzero(D, NL, Abs), rz = !nonzero(D, NR, Abs);
       if constexpr (NT::kind == node_kind::mul) {
-        return eval<L, NL, Acc, Abs>(x.l, st, cs) * eval<R, NR, AR, Abs>(x.r, st, cs);
+        // A hoisted product leaves out one side's factors (hoist_factor).
+        constexpr bool lh = hoist_factor(NL, Abs), rh = hoist_factor(NR, Abs);
+        if constexpr (lh && !rh)
+          return eval<L, NL, Acc, Abs>(x.l, st, cs);
+        else if constexpr (rh && !lh)
+          return eval<R, NR, AR, Abs>(x.r, st, cs);
+        else
+          return eval<L, NL, Acc, Abs>(x.l, st, cs) * eval<R, NR, AR, Abs>(x.r, st, cs);
       } else if constexpr (NT::kind == node_kind::add) {
         if constexpr (lz)
           return eval<R, NR, AR, Abs>(x.r, st, cs);
@@ -385,8 +402,68 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       [&]<std::size_t... T>(std::index_sequence<T...>) {
         (loop_nest<Dp, Abs | O.term_others[T]>(st, cs, tgt), ...);
       }(std::make_index_sequence<O.nterms>{});
+    } else if constexpr (static_cast<int>(Dp) == O.hoist && (Abs & hoist_bit) == 0) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+      loop_nest<Dp, Abs>(st, cs, tgt);  // device threads: no per-thread workspace
+#else
+      hoisted<Dp, Abs>(st, cs, tgt);
+#endif
     } else {
       loop_nest<Dp, Abs>(st, cs, tgt);
+    }
+  }
+
+  // ---- hoisted factors (plan_hoist) -------------------------------------------
+
+  // The workspace t(v) lives on the stack: extents of v above this run the
+  // loops unhoisted.
+  static constexpr std::size_t hoist_cap = 256;
+
+  // Loop Dp = O.hoist: the loops below sum the factors that are not hoisted
+  // into t (their target is t[0], indexed by v in `inner`), then one loop
+  // over v adds t(v) times the hoisted factors into the output. Every
+  // iteration of loop Dp - 1 hoists, fibres of one entry too: a runtime test
+  // of the fibre's length (hoisting only where loop Dp runs twice or more)
+  // was slower on FROSTT's FB15k-237, where 65% of the fibres hold one
+  // entry, than hoisting always (bench/README).
+  template <std::size_t Dp, mask_t Abs>
+  static void hoisted(state& st, const cursor& cs, V& tgt) {
+    constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
+    const I n = st.extent[VI];
+    if (n > I(hoist_cap)) {
+      loop_nest<Dp, Abs>(st, cs, tgt);
+      return;
+    }
+    V t[hoist_cap];
+    for (I r = 0; r < n; ++r) t[static_cast<std::size_t>(r)] = V{};
+    loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
+    combine<Abs>(st, cs, t, n);
+  }
+
+  // Whether access a's last level binds the hoisted loop's variable v.
+  static constexpr bool binds_hoist_var(std::size_t a) {
+    return D.acc[a].nlev > 0 && D.acc[a].lev[D.acc[a].nlev - 1].var == O.vars[O.n - 1];
+  }
+
+  // output(.., v) += t(v) * hoisted factors(.., v), for every v: the output
+  // and the hoisted factors that bind v are located at v (dense levels).
+  template <mask_t Abs>
+  static void combine(state& st, const cursor& cs, const V* t, I n) {
+    for (I r = 0; r < n; ++r) {
+      cursor c = cs;
+      [&]<std::size_t... A>(std::index_sequence<A...>) {
+        (
+            [&] {
+              if constexpr ((A == 0 || ((O.hoist_outer >> A) & 1U) != 0) && binds_hoist_var(A)) {
+                constexpr std::size_t K = D.acc[A].nlev - 1;
+                const located<I> loc = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), r);
+                c.pos[A] = loc.pos;
+                c.hi[A] = loc.pos + 1;
+              }
+            }(),
+            ...);
+      }(std::make_index_sequence<NA>{});
+      output::emit(st, c, t[static_cast<std::size_t>(r)] * eval<E, 0, 1, Abs | combine_bit>(*st.expr, st, c));
     }
   }
 
@@ -677,7 +754,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   TENSORLEV_HOST_DEVICE static void with_found(state& st, cursor& cs, V& tgt, I i) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (It == P.nit) {
-      inner<Dp, case_absent(P, Abs, Qm, Found)>(st, cs, tgt);
+      inner<Dp, case_absent(P, Abs, Qm, Found)>(st, cs, tgt, i);
     } else if constexpr (P.it[It].located && P.it[It].may_miss) {
       constexpr std::size_t A = static_cast<std::size_t>(P.it[It].acc), K = static_cast<std::size_t>(P.it[It].lev);
       bool found;
@@ -700,10 +777,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   template <std::size_t Dp, mask_t Abs>
-  TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt) {
+  TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt, [[maybe_unused]] I i) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     if constexpr (nonzero(D, D.root, Abs)) {
-      if constexpr (P.out_done) {
+      if constexpr ((Abs & hoist_bit) != 0 && P.out_done) {
+        // Below the hoist depth: the target is the workspace t (plan_hoist
+        // puts the output's last variable innermost, so i is its coordinate).
+        static_assert(Dp + 1 == O.n);
+        (&tgt)[static_cast<std::size_t>(i)] += eval_root<Abs>(st, cs);
+      } else if constexpr (P.out_done) {
         // The output's coordinates are bound: sum the remaining
         // (reduction) loops into a local and hand it to the output (a
         // counting pass needs no value: the reduction loops are skipped).

@@ -73,6 +73,7 @@ struct printer {
 
   std::string expr(int n, mask_t abs) const {
     const node& x = d.nodes[n];
+    if (!hoist_factor(d, o, n, abs)) return "1";
     switch (x.kind) {
       case node_kind::access: {
         if (d.acc[x.acc].nlev == 0) return names[static_cast<std::size_t>(x.acc)];
@@ -82,8 +83,11 @@ struct printer {
         return v + "[" + pos[static_cast<std::size_t>(x.acc)] + "]";
       }
       case node_kind::constant: return "c" + std::to_string(n);
-      case node_kind::neg: return "-(" + expr(x.a, abs) + ")";
-      case node_kind::mul: return expr(x.a, abs) + " * " + expr(x.b, abs);
+      case node_kind::neg: return (abs & combine_bit) != 0 ? expr(x.a, abs) : "-(" + expr(x.a, abs) + ")";
+      case node_kind::mul:
+        if (!hoist_factor(d, o, x.a, abs)) return expr(x.b, abs);
+        if (!hoist_factor(d, o, x.b, abs)) return expr(x.a, abs);
+        return expr(x.a, abs) + " * " + expr(x.b, abs);
       case node_kind::add:
       case node_kind::sub: {
         const bool l = nonzero(d, x.a, abs), r = nonzero(d, x.b, abs);
@@ -120,6 +124,33 @@ struct printer {
         if (o.nterms > 1) line(indent, "// term " + std::to_string(t + 1) + ", scattered into " + into);
         emit_nest(depth, abs | o.term_others[t], indent, target);
       }
+      return;
+    }
+    if (static_cast<int>(depth) == o.hoist && (abs & hoist_bit) == 0) {
+      const std::string v = var_name(o.vars[o.n - 1]);
+      std::string hoisted;
+      for (std::size_t a = 1; a < d.nacc; ++a)
+        if ((o.hoist_outer >> a) & 1U) hoisted += (hoisted.empty() ? "" : ", ") + names[a];
+      line(indent, "// hoisted: " + hoisted + " multiplied once per " + var_name(o.vars[depth - 1]) + " (" + v +
+                       "_extent > 256: not hoisted)");
+      line(indent, "double t[" + v + "_extent] = {};");
+      emit_nest(depth, abs | hoist_bit, indent, "t");
+      line(indent, "for (int " + v + " = 0; " + v + " < " + v + "_extent; ++" + v + ") {");
+      const auto saved_pos = pos;
+      const auto saved_hi = hi;
+      for (std::size_t a = 0; a < d.nacc; ++a) {
+        if (d.acc[a].nlev == 0 || d.acc[a].lev[d.acc[a].nlev - 1].var != o.vars[o.n - 1]) continue;
+        if (a != 0 && ((o.hoist_outer >> a) & 1U) == 0) continue;
+        const int k = static_cast<int>(d.acc[a].nlev) - 1;
+        const std::string q = pvar(static_cast<int>(a), k);
+        line(indent + 1, "int " + q + " = " + fn(static_cast<int>(a), k, level_fn::locate, pos[a], v) + ";");
+        pos[a] = q;
+        hi[a].clear();
+      }
+      line(indent + 1, names[0] + "_vals[" + pos[0] + "] += t[" + v + "] * " + expr(d.root, abs | combine_bit) + ";");
+      line(indent, "}");
+      pos = saved_pos;
+      hi = saved_hi;
       return;
     }
     emit_nest(depth, abs, indent, target);
@@ -297,6 +328,7 @@ struct printer {
           slot = "w[" + v + "]";
         else if (o.out == out_kind::located)
           slot = names[0] + "_vals[" + pos[0] + "]";
+        if ((abs & hoist_bit) != 0) slot = "t[" + v + "]";
         const std::string op = store && o.out == out_kind::located ? " = " : " += ";
         if (reduce) {
           line(in, "double acc = 0;");

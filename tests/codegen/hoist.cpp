@@ -1,0 +1,208 @@
+// Factor hoisting (plan_hoist; SPLATT's fibre sums): which statements hoist
+// (static_asserts on the plan), the printed loop nest, and generated cases
+// against dense references: every third-order format as the sparse operand,
+// signs, constants, scalars and repeated operands in the product, the output
+// bound outside the root (a scatter output), `=` and `+=`, extents 0 and 1,
+// and workspace extents at and above the stack capacity (256: the loops run
+// unhoisted there), serially and in chunks.
+#include "common.hpp"
+#include "tensorlev/execution.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+constexpr tensorlev::index_var<'r'> r{};
+
+template <class Out, class E>
+constexpr tensorlev::cg::order_plan plan_of() {
+  return tensorlev::cg::make_order(tensorlev::cg::describe<Out, E, false>(), 0);
+}
+
+// ---- which statements hoist ---------------------------------------------------
+
+using dense_t = tensor<double, dense_row_major>;
+using A_ir = decltype(std::declval<dense_t&>()(i, r));
+using C_kr = decltype(std::declval<const dense_t&>()(k, r));
+using D_lr = decltype(std::declval<const dense_t&>()(l, r));
+template <class F>
+using B_ikl = decltype(std::declval<const tensor<double, F>&>()(i, k, l));
+template <class F>
+using mttkrp_t = decltype(std::declval<B_ikl<F>>() * std::declval<C_kr>() * std::declval<D_lr>());
+
+// CSF MTTKRP: loops i, k, l, r; C(k,r) hoisted out of the l loop.
+constexpr auto csf_plan = plan_of<A_ir, mttkrp_t<csf>>();
+static_assert(csf_plan.hoist == 2 && csf_plan.hoist_outer == (tensorlev::cg::mask_t{1} << 2));
+// Dense and hashed leaves hoist too; COO's singleton levels (fibres of one
+// entry) do not.
+static_assert(plan_of<A_ir, mttkrp_t<dense_tensor<3>>>().hoist == 2);
+static_assert(plan_of<A_ir, mttkrp_t<dense_dense_hashed>>().hoist == 2);
+static_assert(plan_of<A_ir, mttkrp_t<coo_tensor<3>>>().hoist == -1);
+// Nothing to hoist: SpMV, SpMM (loop n-2 binds no factor alone), a sum.
+using csr_t = tensor<double, csr>;
+static_assert(plan_of<decltype(std::declval<tensor<double, dense_vector>&>()(i)),
+                      decltype(std::declval<const csr_t&>()(i, j) *
+                               std::declval<const tensor<double, dense_vector>&>()(j))>()
+                  .hoist == -1);
+static_assert(plan_of<decltype(std::declval<dense_t&>()(i, j)),
+                      decltype(std::declval<const csr_t&>()(i, k) * std::declval<const dense_t&>()(k, j))>()
+                  .hoist == -1);
+static_assert(plan_of<A_ir, decltype(std::declval<B_ikl<csf>>() * std::declval<C_kr>() +
+                                     std::declval<B_ikl<csf>>() * std::declval<D_lr>())>()
+                  .hoist == -1);
+// D(r,l) transposed: the hoisted variable is not D's last level.
+static_assert(plan_of<A_ir, decltype(std::declval<B_ikl<csf>>() * std::declval<C_kr>() *
+                                     std::declval<const dense_t&>()(r, l))>()
+                  .hoist == -1);
+// A sparse output is not hoisted.
+static_assert(plan_of<decltype(std::declval<csr_t&>()(i, r)), mttkrp_t<csf>>().hoist == -1);
+
+TEST(Hoist, PrintedLoopNest) {
+  const auto B = pack<csf>(coordinate_list<double, int>(std::vector<int>{3, 4, 5}));
+  dense_t C({4, 2}), D({5, 2}), A({3, 2});
+  const std::string s = loop_nest(A(i, r), B(i, k, l) * C(k, r) * -D(l, r), std::vector<std::string>{"A", "B", "C", "D"});
+  EXPECT_NE(s.find("// hoisted: C multiplied once per k"), std::string::npos) << s;
+  EXPECT_NE(s.find("t[r] += B_vals[pB3] * -(D_vals[pD2]);"), std::string::npos) << s;
+  EXPECT_NE(s.find("A_vals[pA2] += t[r] * C_vals[pC2];"), std::string::npos) << s;
+  const auto Bc = pack<coo_tensor<3>>(coordinate_list<double, int>(std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(loop_nest(A(i, r), Bc(i, k, l) * C(k, r) * D(l, r)).find("hoisted"), std::string::npos);
+}
+
+// ---- generated cases ------------------------------------------------------------
+
+// One executor per mode: serial, and chunks of loop 0 without threads.
+template <class Out, class E>
+void run(int mode, bool add, const Out& out, const E& e) {
+  if (mode == 0) {
+    if (add)
+      compute_add(out, e, tensorlev::loop_order<>{});
+    else
+      compute(out, e, tensorlev::loop_order<>{});
+  } else {
+    const tensorlev::executor ex{tensorlev::chunked_serial_executor(static_cast<std::size_t>(mode) + 1)};
+    if (add)
+      compute_add(ex, out, e);
+    else
+      compute(ex, out, e);
+  }
+}
+
+template <class FB>
+std::size_t mttkrp_cases(int I, int K, int L, int R, std::mt19937_64& rng, int mode) {
+  std::size_t bad = 0;
+  const std::string tag = fname<FB>() + " " + std::to_string(I) + "x" + std::to_string(K) + "x" +
+                          std::to_string(L) + " R=" + std::to_string(R) + " mode " + std::to_string(mode);
+  auto B = random_operand<FB>(std::array<int, 3>{I, K, L}, 0.4, rng);
+  auto C = random_operand<dense_row_major>(std::array<int, 2>{K, R}, 1.0, rng);
+  auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+  auto Q = random_operand<dense_row_major>(std::array<int, 2>{K, L}, 1.0, rng);  // for the square case
+  auto b = [&](int x, int y, int z) { return B.d[static_cast<std::size_t>((x * K + y) * L + z)]; };
+  auto c = [&](int y, int q) { return C.d[static_cast<std::size_t>(y * R + q)]; };
+  auto d = [&](int z, int q) { return D.d[static_cast<std::size_t>(z * R + q)]; };
+  scalar<double> s;
+  s.value() = -3;
+  // ref(x, q) for the output's row x, reduced over the other two modes.
+  auto check = [&](auto&& stmt, auto&& term, int rows, const std::string& what, bool add) {
+    std::vector<double> init(static_cast<std::size_t>(rows * R));
+    for (std::size_t x = 0; x < init.size(); ++x) init[x] = static_cast<double>(x % 7) - 3;
+    dense_t A({rows, R});
+    std::copy(init.begin(), init.end(), A.values().begin());
+    std::vector<double> ref(add ? init : std::vector<double>(init.size(), 0.0));
+    for (int x = 0; x < I; ++x)
+      for (int y = 0; y < K; ++y)
+        for (int z = 0; z < L; ++z)
+          for (int q = 0; q < R; ++q) term(ref, x, y, z, q);
+    stmt(A, add);
+    bad += count_mismatches<double>(A.values(), ref, what + (add ? " += " : " = ") + tag);
+  };
+  for (const bool add : {false, true}) {
+    check([&](dense_t& A, bool a) { run(mode, a, A(i, r), B.t(i, k, l) * C.t(k, r) * D.t(l, r)); },
+          [&](auto& ref, int x, int y, int z, int q) { ref[x * R + q] += b(x, y, z) * c(y, q) * d(z, q); }, I,
+          "B*C*D", add);
+    // Signs and a constant on either side of the hoist, the factors in
+    // another order, a scalar operand (hoisted: bound above every loop).
+    check([&](dense_t& A, bool a) { run(mode, a, A(i, r), -(C.t(k, r) * 2.0) * (-D.t(l, r) * s()) * B.t(i, k, l)); },
+          [&](auto& ref, int x, int y, int z, int q) {
+            ref[x * R + q] += -(c(y, q) * 2.0) * (-d(z, q) * -3.0) * b(x, y, z);
+          },
+          I, "-(C*2)*(-D*s)*B", add);
+    // The same operand twice (C(k,r) hoisted, C(l,r) not) where K == L.
+    if (K == L)
+      check([&](dense_t& A, bool a) { run(mode, a, A(i, r), B.t(i, k, l) * C.t(k, r) * C.t(l, r)); },
+            [&](auto& ref, int x, int y, int z, int q) { ref[x * R + q] += b(x, y, z) * c(y, q) * c(z, q); }, I,
+            "B*C*C", add);
+    // Output bound at loop 1 (mode-2 MTTKRP): A(k,r) = B(i,k,l) * C'(i,r) * D(l,r),
+    // with C' = the first I rows of D's shape reused as an I x R factor.
+    auto E = random_operand<dense_row_major>(std::array<int, 2>{I, R}, 1.0, rng);
+    check([&](dense_t& A, bool a) { run(mode, a, A(k, r), B.t(i, k, l) * E.t(i, r) * D.t(l, r)); },
+          [&](auto& ref, int x, int y, int z, int q) {
+            ref[y * R + q] += b(x, y, z) * E.d[static_cast<std::size_t>(x * R + q)] * d(z, q);
+          },
+          K, "mode-2 B*E*D", add);
+    // A factor without r hoisted beside one with it: Q(k,l) is not (bound
+    // at l), so only C moves.
+    check([&](dense_t& A, bool a) { run(mode, a, A(i, r), B.t(i, k, l) * Q.t(k, l) * C.t(k, r) * D.t(l, r)); },
+          [&](auto& ref, int x, int y, int z, int q) {
+            ref[x * R + q] += b(x, y, z) * Q.d[static_cast<std::size_t>(y * L + z)] * c(y, q) * d(z, q);
+          },
+          I, "B*Q*C*D", add);
+  }
+  return bad;
+}
+
+template <class Tuple>
+void all_formats(int mode) {
+  std::mt19937_64 rng(20261126 + static_cast<unsigned>(mode));
+  std::size_t bad = 0;
+  for_each_format<Tuple>([&](auto f) {
+    using F = typename decltype(f)::type;
+    for (const auto& e : std::vector<std::array<int, 4>>{
+             {0, 3, 3, 4}, {3, 0, 3, 4}, {3, 3, 0, 4}, {3, 3, 3, 0}, {1, 1, 1, 1}, {4, 5, 5, 3}, {6, 2, 7, 16}})
+      bad += mttkrp_cases<F>(e[0], e[1], e[2], e[3], rng, mode);
+  });
+  EXPECT_EQ(bad, 0U);
+}
+
+TEST(Hoist, EveryOrder3FormatSerial) { all_formats<mode_order3_formats>(0); }
+TEST(Hoist, EveryOrder3FormatChunked) { all_formats<std::tuple<csf, dense_sparse_sparse, dense_tensor<3>>>(2); }
+
+// At the workspace's capacity (256) the loops hoist; above it they do not:
+// both give the reference.
+TEST(Hoist, WorkspaceCapacity) {
+  std::mt19937_64 rng(7);
+  std::size_t bad = 0;
+  for (const int R : {255, 256, 257, 300})
+    for (const int mode : {0, 1}) bad += mttkrp_cases<csf>(5, 4, 4, R, rng, mode);
+  EXPECT_EQ(bad, 0U);
+}
+
+// Fourth order: C and D both hoisted out of the l loop.
+TEST(Hoist, Order4) {
+  std::mt19937_64 rng(11);
+  using B4 = tensor<double, csf_tensor<4>>;
+  constexpr auto p = plan_of<A_ir, decltype(std::declval<const B4&>()(i, j, k, l) *
+                                            std::declval<const dense_t&>()(j, r) * std::declval<C_kr>() *
+                                            std::declval<D_lr>())>();
+  static_assert(p.hoist == 3 && p.hoist_outer == ((tensorlev::cg::mask_t{1} << 2) | (tensorlev::cg::mask_t{1} << 3)));
+  for (const auto& e : std::vector<std::array<int, 5>>{{3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {4, 0, 3, 3, 2}}) {
+    const int I = e[0], J = e[1], K = e[2], L = e[3], R = e[4];
+    auto B = random_operand<csf_tensor<4>>(std::array<int, 4>{I, J, K, L}, 0.3, rng);
+    auto C = random_operand<dense_row_major>(std::array<int, 2>{J, R}, 1.0, rng);
+    auto D = random_operand<dense_row_major>(std::array<int, 2>{K, R}, 1.0, rng);
+    auto E = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+    std::vector<double> ref(static_cast<std::size_t>(I * R), 0.0);
+    for (int a = 0; a < I; ++a)
+      for (int b = 0; b < J; ++b)
+        for (int c = 0; c < K; ++c)
+          for (int d = 0; d < L; ++d)
+            for (int q = 0; q < R; ++q)
+              ref[static_cast<std::size_t>(a * R + q)] += B.d[static_cast<std::size_t>(((a * J + b) * K + c) * L + d)] *
+                                                          C.d[static_cast<std::size_t>(b * R + q)] *
+                                                          D.d[static_cast<std::size_t>(c * R + q)] *
+                                                          E.d[static_cast<std::size_t>(d * R + q)];
+    dense_t A({I, R});
+    A(i, r) = B.t(i, j, k, l) * C.t(j, r) * D.t(k, r) * E.t(l, r);
+    EXPECT_EQ(count_mismatches<double>(A.values(), ref, "order 4"), 0U);
+  }
+}
+
+}  // namespace
