@@ -430,7 +430,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static void hoisted(state& st, const cursor& cs, V& tgt) {
     constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
     const I n = st.extent[VI];
-    if (n > I(hoist_cap)) {
+    if (static_cast<std::size_t>(n) > hoist_cap) {
       loop_nest<Dp, Abs>(st, cs, tgt);
       return;
     }
