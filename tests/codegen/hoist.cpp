@@ -6,6 +6,9 @@
 // and workspace extents at and above the stack capacity (256: the loops run
 // unhoisted there), serially and in chunks.
 #include "common.hpp"
+#include <complex>
+#include <limits>
+
 #include "tensorlev/execution.hpp"
 
 namespace {
@@ -211,6 +214,116 @@ TEST(Hoist, EveryMatrixFormat) {
         }
   });
   EXPECT_EQ(bad, 0U);
+}
+
+// Fibres without entries add nothing: C's rows where B has no entries are
+// NaN and infinite, and must not reach the output (0 * NaN would). Empty
+// rows of B under a dense loop i (CSR, hash rows), empty k slices under a
+// dense k loop (dense-dense-hashed) and under a sparse one (CSF), hoisted
+// (R = 4) and not (R = 257).
+template <class F, std::size_t N>
+std::size_t empty_fibres(int R, int mode) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  const int n = 5;
+  // Entries only where the coordinate before the last is odd (row or k);
+  // the hoisted factor's even rows are not finite.
+  coordinate_list<double, int> list(std::vector<int>(N, n));
+  std::array<int, N> c{};
+  for (int x = 0; x < n; ++x)
+    for (int y = 1; y < n; y += 2)
+      if ((x + y) % 3 != 0) {
+        c[0] = x, c[N - 2] = y, c[N - 1] = (x * 7 + y) % n;
+        list.push_back(c, 1.0 + x + y);
+      }
+  const auto B = pack<F>(list);
+  dense_t H({n, R}), D({n, R});
+  for (int x = 0; x < n; ++x)
+    for (int q = 0; q < R; ++q) {
+      H.values()[static_cast<std::size_t>(x * R + q)] = x % 2 == 0 ? (q % 2 == 0 ? nan : inf) : 1.0 + q;
+      D.values()[static_cast<std::size_t>(x * R + q)] = 2.0 + x;
+    }
+  std::vector<double> ref(static_cast<std::size_t>(n * R), 0.0);
+  for (std::size_t e = 0; e < list.size(); ++e) {
+    const auto cc = list.coords(e);
+    for (int q = 0; q < R; ++q)
+      ref[static_cast<std::size_t>(cc[0] * R + q)] += list.value(e) * H.values()[static_cast<std::size_t>(cc[N - 2] * R + q)] *
+                                                      D.values()[static_cast<std::size_t>(cc[N - 1] * R + q)];
+  }
+  dense_t A({n, R});
+  if constexpr (N == 2)
+    run(mode, false, A(i, r), B(i, l) * H(i, r) * D(l, r));
+  else
+    run(mode, false, A(i, r), B(i, k, l) * H(k, r) * D(l, r));
+  return count_mismatches<double>(A.values(), ref, fname<F>() + " R=" + std::to_string(R) + " mode " + std::to_string(mode));
+}
+
+TEST(Hoist, EmptyFibresAddNothing) {
+  static_assert(plan_of<y_ir, mat_case<hash_rows>>().hoist == 1);
+  std::size_t bad = 0;
+  for (const int R : {4, 257})
+    for (const int mode : {0, 1}) {
+      bad += empty_fibres<csr, 2>(R, mode) + empty_fibres<hash_rows, 2>(R, mode);
+      bad += empty_fibres<dense_dense_hashed, 3>(R, mode) + empty_fibres<csf, 3>(R, mode) +
+             empty_fibres<dense_sparse_sparse, 3>(R, mode);
+    }
+  EXPECT_EQ(bad, 0U);
+}
+
+// A hoisted factor over v alone (x(r): located from the root), and value
+// types other than double: float and int hoist; std::complex (a workspace
+// that needs construction) does not.
+TEST(Hoist, FactorOverVAloneAndValueTypes) {
+  std::mt19937_64 rng(3);
+  const int I = 4, K = 5, L = 6, R = 3;
+  auto B = random_operand<csf>(std::array<int, 3>{I, K, L}, 0.5, rng);
+  auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{R}, 1.0, rng);
+  using x_r = decltype(std::declval<const tensor<double, dense_vector>&>()(r));
+  constexpr auto p = plan_of<A_ir, decltype(std::declval<B_ikl<csf>>() * std::declval<D_lr>() * std::declval<x_r>())>();
+  static_assert(p.hoist == 2 && p.hoist_outer == (tensorlev::cg::mask_t{1} << 3));
+  std::vector<double> ref(static_cast<std::size_t>(I * R), 0.0);
+  for (int a = 0; a < I; ++a)
+    for (int b = 0; b < K; ++b)
+      for (int z = 0; z < L; ++z)
+        for (int q = 0; q < R; ++q)
+          ref[static_cast<std::size_t>(a * R + q)] += B.d[static_cast<std::size_t>((a * K + b) * L + z)] *
+                                                      D.d[static_cast<std::size_t>(z * R + q)] * x.d[static_cast<std::size_t>(q)];
+  dense_t A({I, R});
+  A(i, r) = B.t(i, k, l) * D.t(l, r) * x.t(r);
+  EXPECT_EQ(count_mismatches<double>(A.values(), ref, "B*D*x"), 0U);
+
+  // The same B and D as int and float (small integers: exact).
+  auto typed = [&]<class V>(std::type_identity<V>) {
+    coordinate_list<V, int> list(std::vector<int>{I, K, L});
+    for (int a = 0; a < I; ++a)
+      for (int b = 0; b < K; ++b)
+        for (int z = 0; z < L; ++z)
+          if (const double v = B.d[static_cast<std::size_t>((a * K + b) * L + z)]; v != 0)
+            list.push_back(std::array<int, 3>{a, b, z}, static_cast<V>(v));
+    const auto Bt = pack<csf>(list);
+    tensor<V, dense_row_major> Dt({L, R}), Ct({K, R}), At({I, R});
+    for (std::size_t q = 0; q < Dt.values().size(); ++q) Dt.values()[q] = static_cast<V>(D.d[q]);
+    for (std::size_t q = 0; q < Ct.values().size(); ++q) Ct.values()[q] = static_cast<V>(q % 5) - V(2);
+    std::vector<V> want(static_cast<std::size_t>(I * R), V(0));
+    for (std::size_t e = 0; e < list.size(); ++e) {
+      const auto cc = list.coords(e);
+      for (int q = 0; q < R; ++q)
+        want[static_cast<std::size_t>(cc[0] * R + q)] += list.value(e) * Ct.values()[static_cast<std::size_t>(cc[1] * R + q)] *
+                                                          Dt.values()[static_cast<std::size_t>(cc[2] * R + q)];
+    }
+    At(i, r) = Bt(i, k, l) * Ct(k, r) * Dt(l, r);
+    return count_mismatches<V>(At.values(), want, "value type");
+  };
+  EXPECT_EQ(typed(std::type_identity<int>{}) + typed(std::type_identity<float>{}), 0U);
+  using cd = std::complex<double>;
+  using ctensor = tensor<cd, dense_row_major>;
+  using cstmt = tensorlev::cg::stmt<decltype(std::declval<ctensor&>()(i, r)),
+                                    decltype(std::declval<const tensor<cd, csf>&>()(i, k, l) *
+                                             std::declval<const ctensor&>()(k, r) * std::declval<const ctensor&>()(l, r)),
+                                    false, 0>;
+  static_assert(cstmt::O.hoist == -1);
+  static_assert(tensorlev::cg::stmt<A_ir, mttkrp_t<csf>, false, 0>::O.hoist == 2);
 }
 
 // At the workspace's capacity (256) the loops hoist; above it they do not:

@@ -308,6 +308,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     I chunk_lo;
     I chunk_hi;
     typename output::data out;  // the output policy's state
+    bool hoist_any;             // hoisted factors: the loops below the hoist reached an entry
   };
 
   template <std::size_t A, std::size_t K>
@@ -436,8 +437,11 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
     V t[hoist_cap];
     for (I r = 0; r < n; ++r) t[static_cast<std::size_t>(r)] = V{};
+    st.hoist_any = false;
     loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
-    combine<Abs>(st, cs, t, n);
+    // A fibre without entries adds nothing: not even 0 * C(k,r), which is
+    // NaN where C(k,r) is not finite (the unhoisted loops never read C there).
+    if (st.hoist_any) combine<Abs>(st, cs, t, n);
   }
 
   // Whether access a's last level binds the hoisted loop's variable v.
@@ -797,6 +801,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         }
         output::emit(st, cs, acc);
       } else {
+        if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) st.hoist_any = true;
         loop<Dp + 1, Abs>(st, cs, tgt);
         output::template after_inner<Dp>(st, cs);
       }
@@ -1172,7 +1177,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   static state make_state(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}};
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}, false};
     check_dims(st, st.extent);
     return st;
   }

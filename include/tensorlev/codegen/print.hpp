@@ -132,9 +132,10 @@ struct printer {
       for (std::size_t a = 1; a < d.nacc; ++a)
         if ((o.hoist_outer >> a) & 1U) hoisted += (hoisted.empty() ? "" : ", ") + names[a];
       line(indent, "// hoisted: " + hoisted + " multiplied once per " + var_name(o.vars[depth - 1]) + " (" + v +
-                       "_extent > 256: not hoisted)");
+                       "_extent > 256, CUDA/HIP device code: not hoisted)");
       line(indent, "double t[" + v + "_extent] = {};");
       emit_nest(depth, abs | hoist_bit, indent, "t");
+      line(indent, "// only if the loops above reached an entry:");
       line(indent, "for (int " + v + " = 0; " + v + " < " + v + "_extent; ++" + v + ") {");
       const auto saved_pos = pos;
       const auto saved_hi = hi;

@@ -207,7 +207,6 @@ struct first_index_type<std::tuple<T, R...>> {
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct stmt {
   static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
-  static constexpr order_plan O = make_order(D, Pre);
   static constexpr bool accumulate = Accumulate;
   static constexpr char pre = Pre;
 
@@ -218,6 +217,13 @@ struct stmt {
   using op_t = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, ptrs>>>;
   using V = typename operand_traits<op_t<0>>::value_type;
   using I = typename first_index_type<ptrs>::type;
+  // The plan; hoisted factors (plan_hoist) only for value types whose
+  // workspace needs no construction (the kernel's t[256] on the stack).
+  static constexpr order_plan O = [] {
+    order_plan o = make_order(D, Pre);
+    if (!std::is_trivially_default_constructible_v<V>) o.hoist = -1, o.hoist_outer = 0;
+    return o;
+  }();
   // The most levels of any operand.
   static constexpr std::size_t ML = [] {
     std::size_t m = 1;
