@@ -366,4 +366,55 @@ TEST(Hoist, Order4) {
   }
 }
 
+// Other dense outputs: an order-3 output bound by two loops above the hoist
+// (A(i,j,r) = B(i,j,k,l) C(k,r) D(l,r): loops i,j,k,l,r, C hoisted out of
+// l), and a column-major matrix output, which puts r outside i and so does
+// not hoist; extents 0 and 1, `=` and `+=`.
+TEST(Hoist, DenseOutputFormats) {
+  std::mt19937_64 rng(13);
+  using B4 = tensor<double, csf_tensor<4>>;
+  using A3 = tensor<double, dense_tensor<3>>;
+  using Acm = tensor<double, dense_col_major>;
+  constexpr auto p3 = plan_of<decltype(std::declval<A3&>()(i, j, r)),
+                              decltype(std::declval<const B4&>()(i, j, k, l) * std::declval<C_kr>() * std::declval<D_lr>())>();
+  static_assert(p3.hoist == 3 && p3.hoist_outer == (tensorlev::cg::mask_t{1} << 2));
+  static_assert(plan_of<decltype(std::declval<Acm&>()(i, r)), mttkrp_t<csf>>().hoist == -1);
+  std::size_t bad = 0;
+  for (const auto& e : std::vector<std::array<int, 5>>{{3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {0, 2, 2, 2, 2}, {2, 2, 3, 3, 0}})
+    for (const bool add : {false, true}) {
+      const int I = e[0], J = e[1], K = e[2], L = e[3], R = e[4];
+      auto B = random_operand<csf_tensor<4>>(std::array<int, 4>{I, J, K, L}, 0.4, rng);
+      auto C = random_operand<dense_row_major>(std::array<int, 2>{K, R}, 1.0, rng);
+      auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+      A3 A({I, J, R});
+      std::fill(A.values().begin(), A.values().end(), 1.0);
+      std::vector<double> ref(static_cast<std::size_t>(I * J * R), add ? 1.0 : 0.0);
+      for (int a = 0; a < I; ++a)
+        for (int b = 0; b < J; ++b)
+          for (int c = 0; c < K; ++c)
+            for (int d = 0; d < L; ++d)
+              for (int q = 0; q < R; ++q)
+                ref[static_cast<std::size_t>((a * J + b) * R + q)] +=
+                    B.d[static_cast<std::size_t>(((a * J + b) * K + c) * L + d)] * C.d[static_cast<std::size_t>(c * R + q)] *
+                    D.d[static_cast<std::size_t>(d * R + q)];
+      run(0, add, A(i, j, r), B.t(i, j, k, l) * C.t(k, r) * D.t(l, r));
+      bad += count_mismatches<double>(A.values(), ref, std::string("order-3 output") + (add ? " +=" : " ="));
+      // Column-major A(i,r) from the same entries summed over j.
+      auto B3 = random_operand<csf>(std::array<int, 3>{I, K, L}, 0.4, rng);
+      Acm M({I, R});
+      std::fill(M.values().begin(), M.values().end(), 1.0);
+      std::vector<double> mref(static_cast<std::size_t>(I * R), add ? 1.0 : 0.0);  // column-major
+      for (int a = 0; a < I; ++a)
+        for (int c = 0; c < K; ++c)
+          for (int d = 0; d < L; ++d)
+            for (int q = 0; q < R; ++q)
+              mref[static_cast<std::size_t>(q * I + a)] += B3.d[static_cast<std::size_t>((a * K + c) * L + d)] *
+                                                           C.d[static_cast<std::size_t>(c * R + q)] *
+                                                           D.d[static_cast<std::size_t>(d * R + q)];
+      run(0, add, M(i, r), B3.t(i, k, l) * C.t(k, r) * D.t(l, r));
+      bad += count_mismatches<double>(M.values(), mref, std::string("column-major output") + (add ? " +=" : " ="));
+    }
+  EXPECT_EQ(bad, 0U);
+}
+
 }  // namespace
