@@ -1,6 +1,7 @@
 // SpMV on real matrices (bench/suite.hpp): y(i) = A(i,j) * x(j).
 //
 //   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell>/<matrix>
+//   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
 //   stream/triad/<serial|kokkos>/n:<doubles>
 //
@@ -28,6 +29,7 @@ using tlbench::matrix_input;
 struct problem {
   std::shared_ptr<const matrix_input> in;
   std::unique_ptr<tensor<double, csr>> csr_;
+  std::unique_ptr<tensor<double, csr_long_rows>> csr_long_;
   std::unique_ptr<tensor<double, coo>> coo_;
   std::unique_ptr<tensor<double, dia>> dia_;
   std::unique_ptr<tensor<double, ell>> ell_;
@@ -41,6 +43,10 @@ struct problem {
   const tensor<double, csr>& A_csr() {
     if (!csr_) csr_ = std::make_unique<tensor<double, csr>>(pack<csr>(in->entries));
     return *csr_;
+  }
+  const tensor<double, csr_long_rows>& A_csr_long() {
+    if (!csr_long_) csr_long_ = std::make_unique<tensor<double, csr_long_rows>>(pack<csr_long_rows>(in->entries));
+    return *csr_long_;
   }
   const tensor<double, coo>& A_coo() {
     if (!coo_) coo_ = std::make_unique<tensor<double, coo>>(pack<coo>(in->entries));
@@ -71,7 +77,7 @@ struct problem {
   double bytes(const std::string& format) {
     const double m = in->rows(), n = in->cols();
     double a = 0;
-    if (format == "csr")
+    if (format == "csr" || format == "csr_long_rows")
       a = static_cast<double>(A_csr().stored()) * 12 + (m + 1) * 4;
     else if (format == "coo")
       a = static_cast<double>(A_coo().stored()) * 16 + (m + 1) * 4;
@@ -105,6 +111,7 @@ shape_facts facts(const matrix_input& m) {
 template <class F>
 const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, csr>) return p.A_csr();
+  if constexpr (std::is_same_v<F, csr_long_rows>) return p.A_csr_long();
   if constexpr (std::is_same_v<F, coo>) return p.A_coo();
   if constexpr (std::is_same_v<F, dia>) return p.A_dia();
   if constexpr (std::is_same_v<F, ell>) return p.A_ell();
@@ -273,13 +280,15 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
                                    [p, fn](benchmark::State& s) { fn(s, *p); })
           ->Apply(tlbench::common_options);
     };
-    for (const std::string format : {"csr", "coo", "dia", "ell"}) {
+    for (const std::string format : {"csr", "csr_long_rows", "coo", "dia", "ell"}) {
       if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok)) continue;
-      add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
+      if (format != "csr_long_rows")  // the same arrays as csr: its hand loop is csr's
+        add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
       if (format == "csr") add("eigen", format, [](benchmark::State& s, problem& q) { spmv_eigen(s, q); });
       for (const std::string impl : {"tensorlev", "tensorlev_kokkos"}) {
         auto gen = [impl, format](benchmark::State& s, problem& q) {
           if (format == "csr") spmv_generated<csr>(s, q, impl, format);
+          if (format == "csr_long_rows") spmv_generated<csr_long_rows>(s, q, impl, format);
           if (format == "coo") spmv_generated<coo>(s, q, impl, format);
           if (format == "dia") spmv_generated<dia>(s, q, impl, format);
           if (format == "ell") spmv_generated<ell>(s, q, impl, format);

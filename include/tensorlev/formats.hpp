@@ -59,6 +59,12 @@ struct csr_unsorted : format<levels<dense<>, compressed<sparse_options{.ordered 
 struct csc : format<levels<dense<>, compressed<>>, modes<1, 0>> {
   static constexpr std::string_view name = "CSC";
 };
+/// CSR whose rows are long (tens of entries or more, as in finite-element
+/// matrices): the same arrays as csr, with the long_ranges hint, so that
+/// a row's sum (SpMV, SpMM's inner products) runs as four partial sums.
+struct csr_long_rows : format<levels<dense<>, compressed<sparse_options{.long_ranges = true}>>> {
+  static constexpr std::string_view name = "CSR (long rows)";
+};
 /// Doubly compressed sparse rows (only non-empty rows stored).
 struct dcsr : format<levels<compressed<>, compressed<>>> {
   static constexpr std::string_view name = "DCSR";

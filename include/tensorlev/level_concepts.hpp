@@ -111,6 +111,12 @@ struct sparse_options {
   bool full = false;
   bool ordered = true;
   bool unique = true;
+  /// A hint about the data, not a property (compressed levels): the
+  /// positions under one parent come in long runs (tens or more). An
+  /// innermost reduction this level drives is summed with several partial
+  /// sums over runs of 8 or more (docs/design.md, "Split sums"); on rows
+  /// of mixed short lengths that test costs more than it saves.
+  bool long_ranges = false;
 };
 /// Options for hashed levels (full and unique configurable; never ordered).
 struct hash_options {

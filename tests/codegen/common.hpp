@@ -12,6 +12,7 @@
 
 #include "../support/format_lists.hpp"
 #include "../support/reference.hpp"
+#include "tensorlev/execution.hpp"
 #include "tensorlev/tensorlev.hpp"
 
 namespace tltest {
@@ -85,6 +86,24 @@ std::vector<char> stored_pattern(const tensor<V, F, I>& t) {
 template <class F>
 std::string fname() {
   return std::string(F::name);
+}
+
+/// `out = e` (or `+=` when add) serially (chunks 0), or on an executor that
+/// runs loop 0 in that many chunks without threads.
+template <class Out, class E>
+void run_in_chunks(std::size_t chunks, bool add, const Out& out, const E& e) {
+  if (chunks == 0) {
+    if (add)
+      compute_add(out, e, tensorlev::loop_order<>{});
+    else
+      compute(out, e, tensorlev::loop_order<>{});
+  } else {
+    const tensorlev::executor ex{tensorlev::chunked_serial_executor(chunks)};
+    if (add)
+      compute_add(ex, out, e);
+    else
+      compute(ex, out, e);
+  }
 }
 
 }  // namespace tltest

@@ -88,18 +88,7 @@ TEST(Hoist, PrintedLoopNest) {
 // One executor per mode: serial, and chunks of loop 0 without threads.
 template <class Out, class E>
 void run(int mode, bool add, const Out& out, const E& e) {
-  if (mode == 0) {
-    if (add)
-      compute_add(out, e, tensorlev::loop_order<>{});
-    else
-      compute(out, e, tensorlev::loop_order<>{});
-  } else {
-    const tensorlev::executor ex{tensorlev::chunked_serial_executor(static_cast<std::size_t>(mode) + 1)};
-    if (add)
-      compute_add(ex, out, e);
-    else
-      compute(ex, out, e);
-  }
+  run_in_chunks(mode == 0 ? 0 : static_cast<std::size_t>(mode) + 1, add, out, e);
 }
 
 template <class FB>

@@ -60,6 +60,7 @@ struct level_desc {
   bool full = false, ordered = false, unique = false, branchless = false, compact = false, always_found = false;
   bool insertable = false, appendable = false;
   bool needs_ancestors = true;  // its functions read the coordinates of the levels above
+  bool long_ranges = false;     // a hint: long runs of positions per parent (split_sum)
   // Level maps other than mode<d> (DIA's diagonal, ELL's slot, blocks) bind
   // a private variable of their own (var < ' '), iterated only by this
   // level. A block_inner level also computes its logical variable:
@@ -134,6 +135,7 @@ constexpr level_desc describe_level(char var) {
   // the device form counts, scans and fills.
   d.appendable = appendable_level<L> || scanned_level<L> || coordinate_array_level<L>;
   if constexpr (requires { L::needs_ancestors; }) d.needs_ancestors = L::needs_ancestors;
+  if constexpr (requires { L::long_ranges; }) d.long_ranges = L::long_ranges;
   return d;
 }
 

@@ -12,6 +12,8 @@
 /// into a scalar), serially and in parallel, is the output policy's, one
 /// header each under codegen/output/.
 
+#include <type_traits>
+
 #include "output/append.hpp"
 #include "output/assemble.hpp"
 #include "output/common.hpp"
@@ -595,6 +597,34 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     if constexpr (single) {
       constexpr std::size_t S = static_cast<std::size_t>(std::countr_zero(Pm));
       constexpr bool seg = merged_segment(P, S);
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+      if constexpr (std::is_floating_point_v<V> && split_sum(D, O, P, Dp, Abs)) {
+        // Four partial sums: one dependent add per four entries instead of
+        // one per entry (the add's latency bounds a single sum over rows in
+        // cache). The loop below takes the remainder into tgt.
+        static_assert(split_sum_ways == 4);
+        if (end[S] - cur[S] >= static_cast<I>(split_sum_min)) {
+          V part[3]{};
+          const I e = end[S];
+          I q = cur[S];
+          auto step = [&st, &cs](I at, V& t) {
+            I i;
+            if (!slot_coord<Dp, Abs, S>(st, at, i)) return;
+            std::array<I, NM> pos{};
+            pos[S] = at;
+            body<Dp, Abs, Pm>(st, cs, t, i, pos, std::array<I, NM>{});
+          };
+          for (; e - q >= static_cast<I>(4); q = static_cast<I>(q + 4)) {
+            step(q, tgt);
+            step(static_cast<I>(q + 1), part[0]);
+            step(static_cast<I>(q + 2), part[1]);
+            step(static_cast<I>(q + 3), part[2]);
+          }
+          cur[S] = q;
+          tgt = (tgt + part[0]) + (part[1] + part[2]);
+        }
+      }
+#endif
       for (; cur[S] < end[S];) {
         I i;
         if (!slot_coord<Dp, Abs, S>(st, cur[S], i)) {

@@ -926,6 +926,26 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
   return p;
 }
 
+// Whether loop `depth` of plan p sums into the kernel's accumulator with
+// several partial sums (kernel `point`, host code, floating-point values):
+// the innermost loop, a reduction (the output is bound above it, or is a
+// scalar), driven by the extent alone or by one level that is full (dense:
+// every range has the same length, so the kernel's test of the length is
+// predictable) or declares long ranges (sparse_options::long_ranges), not
+// over segments of equal coordinates, outside a hoisted sub-nest. The sum is reassociated: split_sum_ways
+// partial sums while split_sum_min or more positions remain in the range
+// (docs/design.md, "Split sums").
+constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_plan& p, std::size_t depth, mask_t abs) {
+  if (depth + 1 != o.n || p.out_done || (abs & hoist_bit) != 0 || p.computed >= 0) return false;
+  if (p.nm != 1 || p.np != 1 || p.pts[0] != 1U || p.merged[0] < -1) return false;
+  if (p.merged[0] == -1) return true;
+  const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
+  const level_desc& l = d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
+  return !it.segment && (l.full || l.long_ranges);
+}
+inline constexpr int split_sum_ways = 4;
+inline constexpr int split_sum_min = 8;
+
 // Accesses that some reachable loop plan would have to co-iterate through
 // an unordered level (plan_error::unordered_merge). The kernel converts
 // those operands into ordered scratch copies first. Walks every lattice

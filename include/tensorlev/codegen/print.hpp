@@ -14,6 +14,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kernel.hpp"
@@ -59,6 +60,7 @@ struct printer {
   std::string out;
   std::string expr_text;
   bool store = false;  // the kernel stores into a dense output (each component written once)
+  bool split = false;  // floating-point values: split_sum applies (kernel `point`)
 
   void line(int indent, const std::string& s) {
     out.append(static_cast<std::size_t>(2 * indent), ' ');
@@ -207,6 +209,10 @@ struct printer {
       const iter_desc& it = p.it[p.merged[s]];
       return it.coord ? pvar(it.acc, it.lev) + "_i" : fn(it.acc, it.lev, level_fn::pos_access, pvar(it.acc, it.lev));
     };
+    if (split && split_sum(d, o, p, depth, abs))
+      line(indent, "// while " + std::to_string(split_sum_min) + " or more positions remain: " +
+                       std::to_string(split_sum_ways) + " partial sums, added into " + target +
+                       " (not in CUDA/HIP device code)");
     for (std::size_t pt = 0; pt < p.np; ++pt) {
       const std::uint32_t pm = p.pts[pt];
       std::string cond;
@@ -384,7 +390,7 @@ std::string print_kernel(std::vector<std::string> names) {
         ...);
   }(std::make_index_sequence<Kernel::NA>{});
   printer pr{d, o, names, code, std::vector<std::string>(d.nacc, "0"), std::vector<std::string>(d.nacc), {}, {},
-             Kernel::direct_store};
+             Kernel::direct_store, std::is_floating_point_v<typename Kernel::V>};
   std::string order;
   for (std::size_t x = 0; x < o.n; ++x) order += (x ? ", " : "") + pr.var_name(o.vars[x]);
   const char* kinds[] = {"scalar",

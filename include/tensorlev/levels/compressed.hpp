@@ -33,6 +33,8 @@ class compressed_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// sparse_options::long_ranges (a hint to the code generator).
+  static constexpr bool long_ranges = O.long_ranges;
   /// Bounds are the scan of the parents' child counts (scanned_level).
   static constexpr bool scanned_bounds = true;
   /// Its level functions ignore the ancestors' coordinates (the generator

@@ -1,0 +1,273 @@
+// Split sums (plan.hpp split_sum; kernel `point`): an innermost reduction
+// driven by the extent alone (dense operands) or by a level with the
+// long_ranges hint (csr_long_rows) runs as four partial sums while 8 or
+// more positions remain. Which statements split (static_asserts on the
+// plans), the printed nest, and generated cases against dense references:
+// every row length from 0 to 41 (below, at and above the threshold, every
+// remainder of 4), extents 0 and 1, `=` and `+=`, negations, constants, a
+// scalar operand, a repeated operand, a transposed operand, a matrix output
+// with the reduction innermost, csr_long_rows as an output (pack, convert,
+// an element-wise sum into it), float and double, serial and in chunks.
+// Values are small integers (every sum exact) except in the rounding case,
+// checked against a long double reference.
+#include "common.hpp"
+
+#include "tensorlev/execution.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+
+template <class Out, class E>
+constexpr bool splits() {
+  constexpr auto d = tensorlev::cg::describe<Out, E, false>();
+  constexpr auto o = tensorlev::cg::make_order(d, 0);
+  static_assert(o.n > 0);
+  constexpr auto p = tensorlev::cg::plan_loop(d, o, o.n - 1, 0);
+  return tensorlev::cg::split_sum(d, o, p, o.n - 1, 0);
+}
+
+template <class T>
+T& lval();
+using vec_t = tensor<double, dense_vector>;
+template <class F>
+using spmv_t = decltype(lval<const tensor<double, F>>()(i, j) * lval<const vec_t>()(j));
+using y_i = decltype(lval<vec_t>()(i));
+
+// ---- which statements split -----------------------------------------------------
+
+static_assert(tensorlev::csr_long_rows::order == 2);
+static_assert(splits<y_i, spmv_t<csr_long_rows>>());
+static_assert(!splits<y_i, spmv_t<csr>>());  // no hint: rows of mixed short lengths lose (bench/README)
+static_assert(splits<y_i, spmv_t<dense_row_major>>());  // the extent drives: every row the same length
+static_assert(!splits<y_i, spmv_t<dense_col_major>>());  // loops j, i (its storage order): i innermost
+static_assert(!splits<y_i, spmv_t<csc>>());
+static_assert(!splits<y_i, spmv_t<coo>>());
+static_assert(!splits<y_i, spmv_t<dcsr>>());
+static_assert(!splits<y_i, spmv_t<hash_rows>>());
+// Two sparse operands merged (a union or an intersection): not split.
+using long_t = tensor<double, csr_long_rows>;
+static_assert(!splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const vec_t>()(j) +
+                                    lval<const long_t>()(i, j) * lval<const long_t>()(i, j))>());
+static_assert(!splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const tensor<double, sparse_vector>>()(j))>());
+// The hint on an output level changes nothing: an element-wise sum.
+static_assert(!splits<decltype(lval<long_t>()(i, j)), decltype(lval<const long_t>()(i, j) + lval<const long_t>()(i, j))>());
+
+TEST(SplitSum, PrintedLoopNest) {
+  const long_t A = pack<csr_long_rows>(coordinate_list<double, int>(std::vector<int>{3, 4}));
+  const tensor<double, csr> B = pack<csr>(coordinate_list<double, int>(std::vector<int>{3, 4}));
+  vec_t x({4}), y({3});
+  const std::string s = loop_nest(y(i), A(i, j) * x(j), std::vector<std::string>{"y", "A", "x"});
+  EXPECT_NE(s.find("// while 8 or more positions remain: 4 partial sums, added into acc"), std::string::npos) << s;
+  EXPECT_EQ(loop_nest(y(i), B(i, j) * x(j)).find("partial sums"), std::string::npos);
+  // Dense operands: the ranges all have the extent's length.
+  scalar<double> dot;
+  EXPECT_NE(loop_nest(dot(), x(i) * x(i)).find("partial sums, added into acc"), std::string::npos);
+  const tensor<double, dense_row_major> D({3, 4});
+  EXPECT_NE(loop_nest(y(i), D(i, j) * x(j)).find("partial sums, added into acc"), std::string::npos);
+  // Integers are summed in order (no latency to hide, no rounding either way).
+  const tensor<int, csr_long_rows> Ai = pack<csr_long_rows>(coordinate_list<int, int>(std::vector<int>{3, 4}));
+  tensor<int, dense_vector> xi({4}), yi({3});
+  EXPECT_EQ(loop_nest(yi(i), Ai(i, j) * xi(j)).find("partial sums"), std::string::npos);
+}
+
+// ---- generated cases --------------------------------------------------------------
+
+// Rows of the given lengths (distinct random columns in [0, n), n >= the
+// longest), values small nonzero integers.
+template <class V>
+coordinate_list<V, int> rows_of(const std::vector<int>& len, int n, std::mt19937_64& rng) {
+  coordinate_list<V, int> c(std::vector<int>{static_cast<int>(len.size()), n});
+  std::vector<int> cols(static_cast<std::size_t>(n));
+  for (std::size_t r = 0; r < len.size(); ++r) {
+    for (int q = 0; q < n; ++q) cols[static_cast<std::size_t>(q)] = q;
+    std::shuffle(cols.begin(), cols.end(), rng);
+    for (int e = 0; e < len[r]; ++e) {
+      const int v = static_cast<int>(rng() % 7) - 3;
+      c.push_back({static_cast<int>(r), cols[static_cast<std::size_t>(e)]}, static_cast<V>(v == 0 ? 4 : v));
+    }
+  }
+  return c;
+}
+
+template <class V>
+std::vector<V> dense_of(const coordinate_list<V, int>& c) {
+  const auto& dims = c.dims();
+  std::vector<V> d(static_cast<std::size_t>(dims[0]) * static_cast<std::size_t>(dims[1]), V{});
+  const int* x = c.raw_coords().data();
+  for (std::size_t e = 0; e < c.size(); ++e)
+    d[static_cast<std::size_t>(x[2 * e]) * static_cast<std::size_t>(dims[1]) + static_cast<std::size_t>(x[2 * e + 1])] +=
+        c.raw_values()[e];
+  return d;
+}
+
+template <class Out, class E>
+void run(int chunks, bool add, const Out& out, const E& e) {
+  run_in_chunks(static_cast<std::size_t>(chunks), add, out, e);
+}
+
+// y(i) (=|+=) f(A(i,j), x(j)) for A in format F with rows of lengths `len`.
+template <class F, class V>
+std::size_t vector_cases(const std::vector<int>& len, int n, std::mt19937_64& rng, int chunks) {
+  std::size_t bad = 0;
+  const int m = static_cast<int>(len.size());
+  const auto list = rows_of<V>(len, n, rng);
+  const std::vector<V> a = dense_of(list);
+  const tensor<V, F> A = pack<F>(list);
+  tensor<V, dense_vector> x({n});
+  for (int q = 0; q < n; ++q) x.values()[static_cast<std::size_t>(q)] = static_cast<V>(q % 5 - 2);
+  scalar<V> s;
+  s.value() = V(-2);
+  auto at = [&](int r, int q) { return a[static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(q)]; };
+  auto xv = [&](int q) { return x.values()[static_cast<std::size_t>(q)]; };
+  const std::string tag = fname<F>() + " rows " + std::to_string(m) + " n " + std::to_string(n) + " chunks " +
+                          std::to_string(chunks);
+  auto check = [&](auto&& stmt, auto&& term, const std::string& what) {
+    for (const bool add : {false, true}) {
+      tensor<V, dense_vector> y({m});
+      std::vector<V> ref(static_cast<std::size_t>(m));
+      for (int r = 0; r < m; ++r) {
+        y.values()[static_cast<std::size_t>(r)] = static_cast<V>(r % 3 - 1);
+        ref[static_cast<std::size_t>(r)] = add ? static_cast<V>(r % 3 - 1) : V{};
+        for (int q = 0; q < n; ++q) ref[static_cast<std::size_t>(r)] += term(r, q);
+      }
+      stmt(y, add);
+      bad += count_mismatches<V>(y.values(), ref, what + (add ? " += " : " = ") + tag);
+    }
+  };
+  check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * x(j)); },
+        [&](int r, int q) { return at(r, q) * xv(q); }, "A*x");
+  check([&](auto& y, bool add) { run(chunks, add, y(i), -(A(i, j) * x(j) * V(3))); },
+        [&](int r, int q) { return -(at(r, q) * xv(q) * V(3)); }, "-(A*x*3)");
+  check([&](auto& y, bool add) { run(chunks, add, y(i), s() * A(i, j) * -x(j)); },
+        [&](int r, int q) { return V(-2) * at(r, q) * -xv(q); }, "s*A*-x");
+  check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * A(i, j)); },
+        [&](int r, int q) { return at(r, q) * at(r, q); }, "A*A");
+  if constexpr (std::is_same_v<F, dense_row_major>) {  // random access: any order
+    if (m == n)
+      check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * A(j, i)); },
+            [&](int r, int q) { return at(r, q) * at(q, r); }, "A*A^T");
+  }
+  // A matrix output with the reduction innermost: C(i,k) = A(i,j) * B(j,k)
+  // in loop order i, k, j (B column-major dense, located at (j, k)).
+  const int K = 3;
+  tensor<V, dense_col_major> B({n, K});
+  for (std::size_t q = 0; q < B.values().size(); ++q) B.values()[q] = static_cast<V>(static_cast<int>(q % 7) - 3);
+  for (const bool add : {false, true}) {
+    tensor<V, dense_row_major> C({m, K});
+    std::vector<V> ref(static_cast<std::size_t>(m * K), V{});
+    for (std::size_t q = 0; q < ref.size(); ++q) {
+      C.values()[q] = V(1);
+      if (add) ref[q] = V(1);
+    }
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < K; ++c)
+        for (int q = 0; q < n; ++q)
+          ref[static_cast<std::size_t>(r * K + c)] += at(r, q) * B.values()[static_cast<std::size_t>(c * n + q)];
+    if (add)
+      compute_add(C(i, k), A(i, j) * B(j, k), tensorlev::loop_order<'i', 'k', 'j'>{});
+    else
+      compute(C(i, k), A(i, j) * B(j, k), tensorlev::loop_order<'i', 'k', 'j'>{});
+    bad += count_mismatches<V>(C.values(), ref, std::string("C(i,k) = A*B order ikj") + (add ? " += " : " = ") + tag);
+  }
+  return bad;
+}
+
+// Row lengths: each of 0..41 once, shuffled, and each alone; extents 0 and 1.
+template <class V>
+std::size_t all_lengths(int chunks) {
+  std::mt19937_64 rng(20261127 + static_cast<unsigned>(chunks));
+  std::size_t bad = 0;
+  std::vector<int> len(42);
+  for (int l = 0; l <= 41; ++l) len[static_cast<std::size_t>(l)] = l;
+  std::shuffle(len.begin(), len.end(), rng);
+  for_each_format<std::tuple<csr_long_rows, csr, dense_row_major>>([&](auto f) {
+    using F = typename decltype(f)::type;
+    bad += vector_cases<F, V>(len, 42, rng, chunks);
+    bad += vector_cases<F, V>({}, 0, rng, chunks);
+    bad += vector_cases<F, V>({}, 5, rng, chunks);
+    bad += vector_cases<F, V>({0}, 0, rng, chunks);
+    for (int l = 0; l <= 13; ++l) bad += vector_cases<F, V>({l}, l == 0 ? 1 : l, rng, chunks);
+    bad += vector_cases<F, V>({41, 3, 17, 0, 8}, 41, rng, chunks);
+  });
+  return bad;
+}
+
+TEST(SplitSum, EveryRowLengthDouble) { EXPECT_EQ(all_lengths<double>(0), 0U); }
+TEST(SplitSum, EveryRowLengthFloat) { EXPECT_EQ(all_lengths<float>(0), 0U); }
+TEST(SplitSum, EveryRowLengthChunked) { EXPECT_EQ(all_lengths<double>(3), 0U); }
+
+// A dense dot product into a scalar (the extent drives), lengths 0..40,
+// serial and in chunks (one partial result per chunk).
+TEST(SplitSum, DenseDotProduct) {
+  std::size_t bad = 0;
+  for (int n = 0; n <= 40; ++n)
+    for (const int chunks : {0, 2, 3})
+      for (const bool add : {false, true}) {
+        vec_t a({n}), b({n});
+        double ref = add ? 5.0 : 0.0;
+        for (int q = 0; q < n; ++q) {
+          a.values()[static_cast<std::size_t>(q)] = q % 4 - 1;
+          b.values()[static_cast<std::size_t>(q)] = q % 3 + 1;
+          ref += (q % 4 - 1) * (q % 3 + 1);
+        }
+        scalar<double> s;
+        s.value() = 5.0;
+        run(chunks, add, s(), a(i) * -b(i) * -1.0);
+        if (s.value() != ref) {
+          ++bad;
+          ADD_FAILURE() << "dot n=" << n << " chunks " << chunks << (add ? " +=" : " =") << ": " << s.value()
+                        << ", expected " << ref;
+        }
+      }
+  EXPECT_EQ(bad, 0U);
+}
+
+// csr_long_rows as an output: pack, convert from and to CSR, and an
+// element-wise sum into it (its arrays are CSR's; only the hint differs).
+TEST(SplitSum, LongRowsAsOutput) {
+  std::mt19937_64 rng(3);
+  const std::vector<int> len{9, 0, 3, 20, 1};
+  const auto l1 = rows_of<double>(len, 24, rng), l2 = rows_of<double>({0, 12, 3, 8, 16}, 24, rng);
+  const auto a = dense_of(l1), b = dense_of(l2);
+  const long_t A = pack<csr_long_rows>(l1);
+  const tensor<double, csr> B = pack<csr>(l2);
+  const long_t B2 = convert<csr_long_rows>(B);
+  const tensor<double, csr> A2 = convert<csr>(A);
+  EXPECT_EQ(A2.level<1>().pos(), A.level<1>().pos());
+  EXPECT_EQ(A2.level<1>().crd(), A.level<1>().crd());
+  long_t C = pack<csr_long_rows>(coordinate_list<double, int>(std::vector<int>{5, 24}));
+  C(i, j) = A(i, j) + B2(i, j) * 2.0;
+  std::vector<double> ref(a.size());
+  for (std::size_t q = 0; q < a.size(); ++q) ref[q] = a[q] + b[q] * 2.0;
+  const tensor<double, dense_row_major> Cd = convert<dense_row_major>(C);
+  EXPECT_EQ(count_mismatches<double>(Cd.values(), ref, "C = A + 2 B into csr_long_rows"), 0U);
+}
+
+// Non-integer values: the partial sums reassociate, so the result is
+// compared with a long double reference within a bound on the rounding.
+TEST(SplitSum, RoundingWithinBound) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int m = 50, n = 200;
+  coordinate_list<double, int> c(std::vector<int>{m, n});
+  std::vector<long double> ref(m, 0.0L), mag(m, 0.0L);
+  tensor<double, dense_vector> x({n});
+  for (auto& v : x.values()) v = u(rng);
+  for (int r = 0; r < m; ++r)
+    for (int q = 0; q < n; q += 1 + r % 5) {
+      const double v = u(rng);
+      c.push_back({r, q}, v);
+      ref[static_cast<std::size_t>(r)] += static_cast<long double>(v) * x.values()[static_cast<std::size_t>(q)];
+      mag[static_cast<std::size_t>(r)] += std::fabs(static_cast<long double>(v) * x.values()[static_cast<std::size_t>(q)]);
+    }
+  const long_t A = pack<csr_long_rows>(c);
+  vec_t y({m});
+  y(i) = A(i, j) * x(j);
+  for (int r = 0; r < m; ++r) {
+    const long double err = std::fabs(static_cast<long double>(y.values()[static_cast<std::size_t>(r)]) - ref[r]);
+    EXPECT_LE(static_cast<double>(err), 1e-14 * static_cast<double>(mag[r]) * n) << "row " << r;
+  }
+}
+
+}  // namespace
