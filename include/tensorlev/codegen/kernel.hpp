@@ -462,7 +462,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             [&] {
               if constexpr ((A == 0 || ((O.hoist_outer >> A) & 1U) != 0) && binds_hoist_var(A)) {
                 constexpr std::size_t K = D.acc[A].nlev - 1;
-                const located<I> loc = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), r);
+                const located<I> loc = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), r);
                 c.pos[A] = loc.pos;
                 c.hi[A] = loc.pos + 1;
               }
@@ -508,6 +508,18 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  // The position of access A's level K's parent: the root's (always 0, from
+  // root_cursor) for the first level. A constant there lets the compiler
+  // fold a dense level's locate (0 * extent + i) where the cursor reaches
+  // the loops by reference and its root entries would be loads.
+  template <std::size_t A, std::size_t K>
+  TENSORLEV_HOST_DEVICE static I parent_pos(const cursor& cs) {
+    if constexpr (K == 0)
+      return I(0);
+    else
+      return cs.pos[A];
+  }
+
   template <std::size_t A, std::size_t K>
   TENSORLEV_HOST_DEVICE static ancestors<I> anc(const state& st) {
     return ancestors<I>(st.crd[A], K);
@@ -537,7 +549,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         cur = lvl.pos_bounds(cs.pos[A]).begin;
         end = lvl.pos_bounds(cs.hi[A] - 1).end;
       } else {
-        const bounds<I> b = lvl.pos_bounds(cs.pos[A]);
+        const bounds<I> b = lvl.pos_bounds(parent_pos<A, K>(cs));
         cur = b.begin, end = b.end;
       }
     }
@@ -732,7 +744,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
               constexpr iter_desc it = P.it[P.merged[S]];
               constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
               if constexpr (it.coord) {
-                const located<I> r = level_of<A, K>(st).coord_access(cs.pos[A], anc<A, K>(st), i);
+                const located<I> r = level_of<A, K>(st).coord_access(parent_pos<A, K>(cs), anc<A, K>(st), i);
                 cs.pos[A] = r.pos;
                 cs.hi[A] = r.pos + 1;
               } else {
@@ -753,7 +765,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
               if constexpr (it.chain) {
                 (void)locate_chain<A>(st, cs);
               } else {
-                const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), i);
+                const located<I> r = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), i);
                 cs.pos[A] = r.pos;
                 cs.hi[A] = r.pos + 1;
               }
@@ -774,7 +786,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           [&] {
             if (!found) return;
             st.crd[A][K] = st.var_val[var_index(D.acc[A].lev[K].var)];
-            const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), st.crd[A][K]);
+            const located<I> r = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), st.crd[A][K]);
             cs.pos[A] = r.pos;
             cs.hi[A] = r.pos + 1;
             found = r.found;
@@ -795,7 +807,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       if constexpr (P.it[It].chain) {
         found = locate_chain<A>(st, cs);
       } else {
-        const located<I> r = level_of<A, K>(st).locate(cs.pos[A], anc<A, K>(st), i);
+        const located<I> r = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), i);
         cs.pos[A] = r.pos;
         cs.hi[A] = r.pos + 1;
         found = r.found;
