@@ -131,6 +131,7 @@ layout matrix_layout(std::size_t f, const input_stats& s, double v, bool transpo
   layout l;
   switch (static_cast<matrix_format>(f)) {
     case f_csr:
+    case f_csr_long:
       l = {m + z, z, (m + 1) * index_bytes + z * (index_bytes + v), num(z) + " entries"};
       break;
     case f_csc:

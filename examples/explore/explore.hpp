@@ -63,12 +63,13 @@ inline constexpr kernel_info kernels[num_kernels] = {
 
 /// Command-line names of the formats, in the order of the type lists in
 /// kernels_impl.hpp.
-inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr", "ell",
-                                                      "dia", "bcsr4", "csb", "hash-rows", "dense"};
+inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr",  "ell",
+                                                      "dia", "bcsr4", "csb", "hash-rows", "dense", "csr-long"};
 inline constexpr std::string_view matrix_format_desc[] = {
     "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
     "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
-    "format<levels<dense<>, hashed<>>> (hash rows)",       "dense row-major"};
+    "format<levels<dense<>, hashed<>>> (hash rows)",       "dense row-major",
+    "CSR with the long-rows hint (csr_long_rows: a row's sum in four partial sums)"};
 inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
 inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};
 inline constexpr std::string_view tensor_format_desc[] = {"COO of order 3", "CSF (compressed fibers)",
@@ -81,13 +82,18 @@ constexpr std::string_view format_name(int order, std::size_t f) {
   return f < num_tensor_formats ? tensor_formats[f] : std::string_view("?");
 }
 
-enum matrix_format : std::size_t { f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense };
+enum matrix_format : std::size_t {
+  f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense, f_csr_long
+};
 enum tensor_format : std::size_t { f_coo3, f_csf, f_dense3 };
 
 /// Why format f (index into the list for the kernel's order) cannot be used
 /// with kernel k, or nullptr when it can. The kernel translation units
 /// instantiate exactly the supported combinations.
 constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
+  if (f == f_csr_long && k != kernel_id::spmv)
+    return "CSR's arrays with a hint that changes only a sum over a row's entries innermost (SpMV); for this "
+           "kernel its loops are csr's";
   const bool blocked = f == f_bcsr4 || f == f_csb;
   if ((k == kernel_id::add || k == kernel_id::spgemm) && blocked)
     return "both operands would be blocked and compute the same index variables, which the code generator "
@@ -99,6 +105,8 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
 /// nullptr when it can (f also supported by unsupported_reason). The
 /// dk_*.cpp translation units instantiate exactly these pairs.
 constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
+  if (f == f_csr_long)
+    return "the partial sums are host code: in the device form its loops are csr's";
   const bool csr_result = k == kernel_id::add || k == kernel_id::spgemm || k == kernel_id::sddmm;
   const bool out_of_row_order = f == f_csc || f == f_ell || f == f_dia || f == f_hash ||
                                 (k == kernel_id::sddmm && (f == f_bcsr4 || f == f_csb));
