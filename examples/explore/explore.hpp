@@ -106,7 +106,8 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
 /// dk_*.cpp translation units instantiate exactly these pairs.
 constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_csr_long)
-    return "the partial sums are host code: in the device form its loops are csr's";
+    return "not instantiated in the device form: on CUDA/HIP its loops are csr's (the partial sums are host "
+           "code), so csr's device run stands for it";
   const bool csr_result = k == kernel_id::add || k == kernel_id::spgemm || k == kernel_id::sddmm;
   const bool out_of_row_order = f == f_csc || f == f_ell || f == f_dia || f == f_hash ||
                                 (k == kernel_id::sddmm && (f == f_bcsr4 || f == f_csb));

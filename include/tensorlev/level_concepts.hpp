@@ -114,7 +114,7 @@ struct sparse_options {
   /// A hint about the data, not a property (compressed levels): the
   /// positions under one parent come in long runs (tens or more). An
   /// innermost reduction this level drives is summed with several partial
-  /// sums over runs of 8 or more (docs/design.md, "Split sums"); on rows
+  /// sums where a range holds 8 or more (docs/design.md, "Split sums"); on rows
   /// of mixed short lengths that test costs more than it saves.
   bool long_ranges = false;
 };

@@ -1,16 +1,23 @@
 // Split sums (plan.hpp split_sum; kernel `point`): an innermost reduction
 // driven by the extent alone (dense operands) or by a level with the
-// long_ranges hint (csr_long_rows) runs as four partial sums while 8 or
-// more positions remain. Which statements split (static_asserts on the
+// long_ranges hint (csr_long_rows) runs as four partial sums over groups
+// of four when the range holds 8 or more positions. Which statements split (static_asserts on the
 // plans), the printed nest, and generated cases against dense references:
 // every row length from 0 to 41 (below, at and above the threshold, every
 // remainder of 4), extents 0 and 1, `=` and `+=`, negations, constants, a
-// scalar operand, a repeated operand, a transposed operand, a matrix output
-// with the reduction innermost, csr_long_rows as an output (pack, convert,
-// an element-wise sum into it), float and double, serial and in chunks.
+// scalar operand, a repeated operand (x twice; A twice merges two
+// iterators and does not split), a transposed operand, an operand located
+// at every entry that may miss (a hash vector), a scalar output (the split
+// loop adds into the same sum across rows), a matrix output with the
+// reduction innermost, csr_long_rows as an output (pack, convert, an
+// element-wise sum into it), float and double, 64-bit indices, NaN and
+// infinity at split and remainder positions, serial and in chunks.
 // Values are small integers (every sum exact) except in the rounding case,
 // checked against a long double reference.
 #include "common.hpp"
+
+#include <cstdint>
+#include <limits>
 
 #include "tensorlev/execution.hpp"
 
@@ -50,6 +57,10 @@ using long_t = tensor<double, csr_long_rows>;
 static_assert(!splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const vec_t>()(j) +
                                     lval<const long_t>()(i, j) * lval<const long_t>()(i, j))>());
 static_assert(!splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const tensor<double, sparse_vector>>()(j))>());
+static_assert(!splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const long_t>()(i, j))>());
+// Operands located at each entry do not stop it: x twice, a hash vector.
+static_assert(splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const vec_t>()(j) * lval<const vec_t>()(j))>());
+static_assert(splits<y_i, decltype(lval<const long_t>()(i, j) * lval<const tensor<double, hash_vector>>()(j))>());
 // The hint on an output level changes nothing: an element-wise sum.
 static_assert(!splits<decltype(lval<long_t>()(i, j)), decltype(lval<const long_t>()(i, j) + lval<const long_t>()(i, j))>());
 
@@ -58,13 +69,16 @@ TEST(SplitSum, PrintedLoopNest) {
   const tensor<double, csr> B = pack<csr>(coordinate_list<double, int>(std::vector<int>{3, 4}));
   vec_t x({4}), y({3});
   const std::string s = loop_nest(y(i), A(i, j) * x(j), std::vector<std::string>{"y", "A", "x"});
-  EXPECT_NE(s.find("// while 8 or more positions remain: 4 partial sums, added into acc"), std::string::npos) << s;
+  EXPECT_NE(s.find("// a range of 8 or more positions: 4 partial sums over groups of 4, added into acc, the rest "
+                   "in order"),
+            std::string::npos)
+      << s;
   EXPECT_EQ(loop_nest(y(i), B(i, j) * x(j)).find("partial sums"), std::string::npos);
   // Dense operands: the ranges all have the extent's length.
   scalar<double> dot;
-  EXPECT_NE(loop_nest(dot(), x(i) * x(i)).find("partial sums, added into acc"), std::string::npos);
+  EXPECT_NE(loop_nest(dot(), x(i) * x(i)).find("partial sums over groups of 4, added into acc"), std::string::npos);
   const tensor<double, dense_row_major> D({3, 4});
-  EXPECT_NE(loop_nest(y(i), D(i, j) * x(j)).find("partial sums, added into acc"), std::string::npos);
+  EXPECT_NE(loop_nest(y(i), D(i, j) * x(j)).find("partial sums over groups of 4, added into acc"), std::string::npos);
   // Integers are summed in order (no latency to hide, no rounding either way).
   const tensor<int, csr_long_rows> Ai = pack<csr_long_rows>(coordinate_list<int, int>(std::vector<int>{3, 4}));
   tensor<int, dense_vector> xi({4}), yi({3});
@@ -143,6 +157,29 @@ std::size_t vector_cases(const std::vector<int>& len, int n, std::mt19937_64& rn
         [&](int r, int q) { return V(-2) * at(r, q) * -xv(q); }, "s*A*-x");
   check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * A(i, j)); },
         [&](int r, int q) { return at(r, q) * at(r, q); }, "A*A");
+  check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * x(j) * x(j)); },
+        [&](int r, int q) { return at(r, q) * xv(q) * xv(q); }, "A*x*x");
+  // A hash vector holding every third coordinate: located at each entry,
+  // missing at the others.
+  coordinate_list<V, int> hl(std::vector<int>{n});
+  for (int q = 0; q < n; q += 3) hl.push_back({q}, static_cast<V>(q % 4 + 1));
+  const tensor<V, hash_vector> h = pack<hash_vector>(hl);
+  check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * h(j)); },
+        [&](int r, int q) { return q % 3 == 0 ? at(r, q) * static_cast<V>(q % 4 + 1) : V{}; }, "A*h");
+  // A scalar output: one sum across every row (the split loop starts from
+  // the rows before).
+  for (const bool add : {false, true}) {
+    scalar<V> total;
+    total.value() = V(7);
+    V ref = add ? V(7) : V{};
+    for (int r = 0; r < m; ++r)
+      for (int q = 0; q < n; ++q) ref += at(r, q) * xv(q);
+    run(chunks, add, total(), A(i, j) * x(j));
+    if (total.value() != ref) {
+      ++bad;
+      ADD_FAILURE() << "s = sum A*x" << (add ? " += " : " = ") << tag << ": " << total.value() << ", expected " << ref;
+    }
+  }
   if constexpr (std::is_same_v<F, dense_row_major>) {  // random access: any order
     if (m == n)
       check([&](auto& y, bool add) { run(chunks, add, y(i), A(i, j) * A(j, i)); },
@@ -242,6 +279,50 @@ TEST(SplitSum, LongRowsAsOutput) {
   for (std::size_t q = 0; q < a.size(); ++q) ref[q] = a[q] + b[q] * 2.0;
   const tensor<double, dense_row_major> Cd = convert<dense_row_major>(C);
   EXPECT_EQ(count_mismatches<double>(Cd.values(), ref, "C = A + 2 B into csr_long_rows"), 0U);
+}
+
+// 64-bit indices: the same split over long rows.
+TEST(SplitSum, WideIndices) {
+  using I = std::int64_t;
+  coordinate_list<double, I> c(std::vector<I>{3, 40});
+  for (I q = 0; q < 40; ++q) c.push_back({q % 3, q}, static_cast<double>(q % 5 - 2));
+  const tensor<double, csr_long_rows, I> A = pack<csr_long_rows>(c);
+  tensor<double, dense_vector, I> x({40}), y({3});
+  for (I q = 0; q < 40; ++q) x.values()[static_cast<std::size_t>(q)] = static_cast<double>(q % 3 + 1);
+  y(i) = A(i, j) * x(j);
+  std::vector<double> ref(3, 0.0);
+  for (I q = 0; q < 40; ++q) ref[static_cast<std::size_t>(q % 3)] += static_cast<double>(q % 5 - 2) * static_cast<double>(q % 3 + 1);
+  EXPECT_EQ(count_mismatches<double>(y.values(), ref, "int64 SpMV, csr_long_rows"), 0U);
+}
+
+// NaN and infinity reach exactly the rows that hold them, from a split
+// group and from the remainder alike; the other rows stay exact.
+TEST(SplitSum, NonFiniteValuesStayInTheirRows) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // Row lengths 12 (8 split + 4 in order... groups of 4 while 4 remain: all
+  // 12 split), 11 (8 split, 3 in order), 20, 3 (in order only), 9.
+  const std::vector<int> len{12, 11, 20, 3, 9};
+  coordinate_list<double, int> c(std::vector<int>{5, 24});
+  for (int r = 0; r < 5; ++r)
+    for (int q = 0; q < len[static_cast<std::size_t>(r)]; ++q) {
+      double v = static_cast<double>(q % 3 + 1);
+      if (r == 0 && q == 5) v = nan;   // a split group
+      if (r == 1 && q == 9) v = inf;   // the remainder
+      if (r == 3 && q == 1) v = -inf;  // a short row
+      c.push_back({r, q}, v);
+    }
+  const long_t A = pack<csr_long_rows>(c);
+  vec_t x({24}), y({5});
+  for (auto& v : x.values()) v = 1.0;
+  y(i) = A(i, j) * x(j);
+  EXPECT_TRUE(std::isnan(y.values()[0]));
+  EXPECT_EQ(y.values()[1], inf);
+  EXPECT_EQ(y.values()[3], -inf);
+  for (const int r : {2, 4}) {
+    double ref = 0;
+    for (int q = 0; q < len[static_cast<std::size_t>(r)]; ++q) ref += static_cast<double>(q % 3 + 1);
+    EXPECT_EQ(y.values()[static_cast<std::size_t>(r)], ref) << "row " << r;
+  }
 }
 
 // Non-integer values: the partial sums reassociate, so the result is

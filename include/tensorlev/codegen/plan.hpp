@@ -932,8 +932,10 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
 // scalar), driven by the extent alone or by one level that is full (dense:
 // every range has the same length, so the kernel's test of the length is
 // predictable) or declares long ranges (sparse_options::long_ranges), not
-// over segments of equal coordinates, outside a hoisted sub-nest. The sum is reassociated: split_sum_ways
-// partial sums while split_sum_min or more positions remain in the range
+// over segments of equal coordinates, outside a hoisted sub-nest. The sum
+// is reassociated: a range of split_sum_min or more positions runs
+// split_sum_ways partial sums over groups of that many positions, the
+// remainder (fewer than split_sum_ways) into the first in order
 // (docs/design.md, "Split sums").
 constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_plan& p, std::size_t depth, mask_t abs) {
   if (depth + 1 != o.n || p.out_done || (abs & hoist_bit) != 0 || p.computed >= 0) return false;

@@ -210,9 +210,10 @@ struct printer {
       return it.coord ? pvar(it.acc, it.lev) + "_i" : fn(it.acc, it.lev, level_fn::pos_access, pvar(it.acc, it.lev));
     };
     if (split && split_sum(d, o, p, depth, abs))
-      line(indent, "// while " + std::to_string(split_sum_min) + " or more positions remain: " +
-                       std::to_string(split_sum_ways) + " partial sums, added into " + target +
-                       " (not in CUDA/HIP device code)");
+      line(indent, "// a range of " + std::to_string(split_sum_min) + " or more positions: " +
+                       std::to_string(split_sum_ways) + " partial sums over groups of " +
+                       std::to_string(split_sum_ways) + ", added into " + target +
+                       ", the rest in order (not in CUDA/HIP device code)");
     for (std::size_t pt = 0; pt < p.np; ++pt) {
       const std::uint32_t pm = p.pts[pt];
       std::string cond;
