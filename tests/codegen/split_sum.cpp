@@ -1,8 +1,9 @@
 // Split sums (plan.hpp split_sum; kernel `point`): an innermost reduction
 // driven by the extent alone (dense operands) or by a level with the
 // long_ranges hint (csr_long_rows) runs as four partial sums over groups
-// of four when the range holds 8 or more positions. Which statements split (static_asserts on the
-// plans), the printed nest, and generated cases against dense references:
+// of four when the range holds 4 (dense) or 8 (long_ranges) or more
+// positions. Which statements split (static_asserts on the plans), the
+// printed nest, and generated cases against dense references:
 // every row length from 0 to 41 (below, at and above the threshold, every
 // remainder of 4), extents 0 and 1, `=` and `+=`, negations, constants, a
 // scalar operand, a repeated operand (x twice; A twice merges two
@@ -79,6 +80,10 @@ TEST(SplitSum, PrintedLoopNest) {
   EXPECT_NE(loop_nest(dot(), x(i) * x(i)).find("partial sums over groups of 4, added into acc"), std::string::npos);
   const tensor<double, dense_row_major> D({3, 4});
   EXPECT_NE(loop_nest(y(i), D(i, j) * x(j)).find("partial sums over groups of 4, added into acc"), std::string::npos);
+  // Dense ranges split from one group (every range has the same length);
+  // long_ranges rows from two (their lengths vary: the test mispredicts).
+  EXPECT_NE(loop_nest(y(i), D(i, j) * x(j)).find("// a range of 4 or more positions"), std::string::npos);
+  EXPECT_NE(s.find("// a range of 8 or more positions"), std::string::npos);
   // Integers are summed in order (no latency to hide, no rounding either way).
   const tensor<int, csr_long_rows> Ai = pack<csr_long_rows>(coordinate_list<int, int>(std::vector<int>{3, 4}));
   tensor<int, dense_vector> xi({4}), yi({3});

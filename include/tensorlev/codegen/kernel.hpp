@@ -615,7 +615,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // one per entry (the add's latency bounds a single sum over rows in
         // cache). The loop below takes the remainder into tgt.
         static_assert(split_sum_ways == 4);
-        if (end[S] - cur[S] >= static_cast<I>(split_sum_min)) {
+        if (end[S] - cur[S] >= static_cast<I>(split_sum_min(D, P))) {
           V part[3]{};
           const I e = end[S];
           I q = cur[S];

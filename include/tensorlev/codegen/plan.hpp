@@ -933,7 +933,7 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
 // every range has the same length, so the kernel's test of the length is
 // predictable) or declares long ranges (sparse_options::long_ranges), not
 // over segments of equal coordinates, outside a hoisted sub-nest. The sum
-// is reassociated: a range of split_sum_min or more positions runs
+// is reassociated: a range of split_sum_min(d, p) or more positions runs
 // split_sum_ways partial sums over groups of that many positions, the
 // remainder (fewer than split_sum_ways) into the first in order
 // (docs/design.md, "Split sums").
@@ -946,7 +946,16 @@ constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_pla
   return !it.segment && (l.full || l.long_ranges);
 }
 inline constexpr int split_sum_ways = 4;
-inline constexpr int split_sum_min = 8;
+// The shortest range that splits (where split_sum holds): every range of a
+// dense driver has the same length, so the test never mispredicts and one
+// group already pays (dense rows of 4: 1.4x faster than with 8 here);
+// a long_ranges level's rows vary, so two groups or more (bench/README.md).
+constexpr int split_sum_min(const stmt_desc& d, const loop_plan& p) {
+  if (p.merged[0] < 0) return split_sum_ways;
+  const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
+  return d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)].full ? split_sum_ways
+                                                                                              : 2 * split_sum_ways;
+}
 
 // Accesses that some reachable loop plan would have to co-iterate through
 // an unordered level (plan_error::unordered_merge). The kernel converts

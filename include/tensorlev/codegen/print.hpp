@@ -210,7 +210,7 @@ struct printer {
       return it.coord ? pvar(it.acc, it.lev) + "_i" : fn(it.acc, it.lev, level_fn::pos_access, pvar(it.acc, it.lev));
     };
     if (split && split_sum(d, o, p, depth, abs))
-      line(indent, "// a range of " + std::to_string(split_sum_min) + " or more positions: " +
+      line(indent, "// a range of " + std::to_string(split_sum_min(d, p)) + " or more positions: " +
                        std::to_string(split_sum_ways) + " partial sums over groups of " +
                        std::to_string(split_sum_ways) + ", added into " + target +
                        ", the rest in order (not in CUDA/HIP device code)");
