@@ -937,19 +937,13 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
 // split_sum_ways partial sums over groups of that many positions, the
 // remainder (fewer than split_sum_ways) into the first in order
 // (docs/design.md, "Split sums").
-// The level behind merged slot 0 of plan p (nullptr: the extent alone, or
-// a computed coordinate, drives the loop).
-constexpr const level_desc* slot0_level(const stmt_desc& d, const loop_plan& p) {
-  if (p.merged[0] < 0) return nullptr;
-  const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
-  return &d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
-}
 constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_plan& p, std::size_t depth, mask_t abs) {
   if (depth + 1 != o.n || p.out_done || (abs & hoist_bit) != 0 || p.computed >= 0) return false;
   if (p.nm != 1 || p.np != 1 || p.pts[0] != 1U || p.merged[0] < -1) return false;
-  if (p.merged[0] >= 0 && p.it[static_cast<std::size_t>(p.merged[0])].segment) return false;
-  const level_desc* l = slot0_level(d, p);
-  return l == nullptr || l->full || l->long_ranges;
+  if (p.merged[0] == -1) return true;
+  const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
+  const level_desc& l = d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
+  return !it.segment && (l.full || l.long_ranges);
 }
 inline constexpr int split_sum_ways = 4;
 // The shortest range that splits (where split_sum holds): every range of a
@@ -957,8 +951,10 @@ inline constexpr int split_sum_ways = 4;
 // group already pays (dense rows of 4: 1.4x faster than with 8 here);
 // a long_ranges level's rows vary, so two groups or more (bench/README.md).
 constexpr int split_sum_min(const stmt_desc& d, const loop_plan& p) {
-  const level_desc* l = slot0_level(d, p);
-  return l == nullptr || l->full ? split_sum_ways : 2 * split_sum_ways;
+  if (p.merged[0] < 0) return split_sum_ways;
+  const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
+  return d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)].full ? split_sum_ways
+                                                                                              : 2 * split_sum_ways;
 }
 
 // Accesses that some reachable loop plan would have to co-iterate through
