@@ -75,6 +75,19 @@ struct dcsr : format<levels<compressed<>, compressed<>>> {
 struct ell : format<levels<dense<>, dense<>, singleton<>>, level_map<slot<0>, mode<0>, mode<1>>> {
   static constexpr std::string_view name = "ELL";
 };
+/// SELL-C (sliced ELLPACK): rows in slices of C, each slice padded to its
+/// longest row and stored slot-major (a slot's C values side by side, the
+/// padding column 0 and value 0). The compressed level holds each slice's
+/// slot ranks 0 .. w-1. SpMV sums a slice's C rows in a block workspace
+/// across its slots (docs/design.md, "Block workspace"): C lanes a
+/// compiler vectorizes, with gathers of x. C = 8 fills an AVX-512 register
+/// of doubles. Padding is what it costs: rows of very different lengths
+/// within a slice (power-law graphs) store many zeros.
+template <std::size_t C>
+struct sell : format<levels<dense<>, compressed<>, dense<>, singleton<>>,
+                     level_map<block_outer<0, C>, slot<0>, block_inner<0, C>, mode<1>>> {
+  static constexpr std::string_view name = "SELL-C";
+};
 /// Diagonal format: one dense row of values per stored diagonal.
 struct dia : format<levels<dense<>, range<>, offset<>>, level_map<diagonal<0, 1>, mode<0>, mode<1>>> {
   static constexpr std::string_view name = "DIA";

@@ -316,6 +316,9 @@ typename T::index_type validate_level(const T& t, typename T::index_type parent_
   if (F::maps[K].kind == map_kind::mode && l.dimension() != t.dims()[F::maps[K].dim])
     throw shape_error("validate: " + where + " has extent " + std::to_string(l.dimension()) + ", but dimension " +
                       std::to_string(F::maps[K].dim) + " is " + std::to_string(t.dims()[F::maps[K].dim]));
+  if (F::maps[K].kind == map_kind::block_inner && l.dimension() != static_cast<typename T::index_type>(F::maps[K].block))
+    throw shape_error("validate: " + where + " has extent " + std::to_string(l.dimension()) + ", but its blocks are " +
+                      std::to_string(F::maps[K].block) + " wide");
   try {
     return l.validate(parent_size);
   } catch (const error& e) {

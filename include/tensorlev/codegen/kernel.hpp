@@ -294,10 +294,18 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       if (D.acc[a].lev[q].needs_ancestors) return true;
     return false;
   }
-  // Whether the values of bound variables are needed (random-access
-  // operands, outputs written by coordinates).
-  static constexpr bool keep_var_val = O.ra != 0 || emits_coordinates(O.out) || O.out == out_kind::append ||
-                                       O.out == out_kind::workspace || D.ncomp > 0;
+  // Whether the value of bound variable v is needed (random-access
+  // operands, outputs written by coordinates: every variable; computed
+  // coordinates and the block workspace: the block pairs' variables). A
+  // store per iteration otherwise: the state's arrays may alias an
+  // operand's index arrays, so it would stay in the loop.
+  static constexpr bool keep_var_val(char v) {
+    if (O.ra != 0 || emits_coordinates(O.out) || O.out == out_kind::append || O.out == out_kind::workspace)
+      return true;
+    for (std::size_t c = 0; c < D.ncomp; ++c)
+      if (D.comp_outer[c] == v || D.comp_inner[c] == v) return true;
+    return false;
+  }
 
   struct state {
     ptrs ops;
@@ -411,8 +419,49 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 #else
       hoisted<Dp, Abs>(st, cs, tgt);
 #endif
+    } else if constexpr (O.block >= 0 && static_cast<int>(Dp) == O.block + 1 && (Abs & block_bit) == 0) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+      loop_nest<Dp, Abs>(st, cs, tgt);  // device threads: no per-thread workspace
+#else
+      blocked<Dp, Abs>(st, cs, tgt);
+#endif
     } else {
       loop_nest<Dp, Abs>(st, cs, tgt);
+    }
+  }
+
+  // ---- block workspace (plan_block) ------------------------------------------
+
+  // Whether level k of access a is a full block_inner level binding the
+  // block workspace's inner coordinate: its coordinates are 0 .. B-1
+  // (validate checks its extent), a constant trip count the compiler
+  // unrolls or vectorizes.
+  static constexpr bool block_lanes(std::size_t a, std::size_t k) {
+    const level_desc& l = D.acc[a].lev[k];
+    return O.block >= 0 && l.map == map_kind::block_inner && l.full && l.var == D.comp_inner[O.block_comp];
+  }
+
+  // Loop Dp = O.block + 1, in a block of the output's computed variable
+  // (its block coordinate bound by loop O.block): inside the extent, the
+  // loops below sum into w (their target is w[0], indexed by the inner
+  // coordinate in `inner`), and each of the block's B sums is added into
+  // the output once; the last block, if it reaches past the extent, runs
+  // the loops as they are.
+  template <std::size_t Dp, mask_t Abs>
+  static void blocked(state& st, const cursor& cs, V& tgt) {
+    constexpr auto c = static_cast<std::size_t>(O.block_comp);
+    constexpr I B = static_cast<I>(D.comp_block[c]);
+    const I base = static_cast<I>(st.var_val[var_index(D.comp_outer[c])] * B);
+    if (st.extent[var_index(D.comp_var[c])] - base < B) {
+      loop_nest<Dp, Abs>(st, cs, tgt);
+      return;
+    }
+    V w[static_cast<std::size_t>(B)]{};
+    loop_nest<Dp, Abs | block_bit>(st, cs, w[0]);
+    for (I l = 0; l < B; ++l) {
+      cursor at = cs;
+      at.pos[0] = level_of<0, 0>(st).locate(I(0), anc<0, 0>(st), static_cast<I>(base + l)).pos;
+      output::emit(st, at, w[static_cast<std::size_t>(l)]);
     }
   }
 
@@ -533,7 +582,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr std::size_t c = static_cast<std::size_t>(P.computed);
       const I v = st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + st.var_val[var_index(D.comp_inner[c])];
       cur = v;
-      end = v < st.extent[var_index(P.var)] ? v + 1 : v;
+      if constexpr ((Abs & block_bit) != 0)
+        end = v + 1;  // inside a block that lies inside the extent (kernel::blocked)
+      else
+        end = v < st.extent[var_index(P.var)] ? v + 1 : v;
     } else if constexpr (P.merged[S] < 0) {
       cur = I(0);
       end = st.extent[var_index(P.var)];
@@ -541,7 +593,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr iter_desc it = P.it[P.merged[S]];
       constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
       const auto& lvl = level_of<A, K>(st);
-      if constexpr (it.coord) {
+      if constexpr (it.coord && (Abs & block_bit) != 0 && block_lanes(A, K)) {
+        cur = I(0), end = static_cast<I>(D.comp_block[O.block_comp]);  // its extent, the block (validate)
+      } else if constexpr (it.coord) {
         const bounds<I> b = lvl.coord_bounds(anc<A, K>(st));
         cur = b.begin, end = b.end;
       } else if constexpr (K > 0 && !D.acc[A].lev[K - 1].unique) {
@@ -728,7 +782,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
                    const std::array<I, NM>& se) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     cursor cs = parent;
-    if constexpr (keep_var_val) st.var_val[var_index(P.var)] = i;
+    if constexpr (keep_var_val(P.var)) st.var_val[var_index(P.var)] = i;
     [&]<std::size_t... It>(std::index_sequence<It...>) {
       (
           [&] {
@@ -841,7 +895,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         } else {
           if (!output::counting(st)) loop<Dp + 1, Abs>(st, cs, acc);
         }
-        output::emit(st, cs, acc);
+        if constexpr ((Abs & block_bit) != 0)  // the target is the block workspace w[0] (kernel::blocked)
+          (&tgt)[static_cast<std::size_t>(st.var_val[var_index(D.comp_inner[O.block_comp])])] += acc;
+        else
+          output::emit(st, cs, acc);
       } else {
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) st.hoist_any = true;
         loop<Dp + 1, Abs>(st, cs, tgt);

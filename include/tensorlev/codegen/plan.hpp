@@ -87,6 +87,12 @@ struct order_plan {
   // `hoist_outer` (accesses bound above `hoist`) into the output.
   int hoist = -1;
   mask_t hoist_outer = 0;
+  // Block workspace (plan_block): in a full block of the output's computed
+  // variable (loop `block` binds its block coordinate), the loops below sum
+  // into a local array of the block's components, added into the output
+  // once per block; block_comp indexes d.comp_*.
+  int block = -1;
+  int block_comp = -1;
   plan_error error = plan_error::none;
   int error_acc = -1;
 };
@@ -465,6 +471,51 @@ constexpr bool hoist_factor(const stmt_desc& d, const order_plan& o, int n, mask
   }
 }
 
+// Mask bit above every access: the loops of a full block under a block
+// workspace (plan_block).
+inline constexpr mask_t block_bit = mask_t{1} << 61;
+// The largest block a block workspace holds (values on the stack).
+inline constexpr int block_ws_max = 64;
+
+/// Block workspace (register blocking of the output): for a dense vector
+/// output over a variable computed from blocks (outer * B + inner: SELL-C's
+/// slices and lanes, BCSR's block rows or columns) whose inner coordinate
+/// a full level binds, with at least one loop between the block
+/// coordinate's loop and the inner coordinate's (a slice's slots, BCSR's
+/// block columns), every value of the output's block is added once per
+/// pass of those loops. In a block that lies inside the extent (the
+/// last one may not), the kernel sums into a local array of B values
+/// instead (no store to the output per value, no bounds test of the
+/// computed coordinate, and the local cannot alias an operand, so the
+/// compiler may keep it in registers or vectorize across the block), and
+/// adds each of the B sums into the output once per block. The sums are
+/// reassociated for `+=` (old value + (a + b ...)), not for `=`.
+constexpr void plan_block(const stmt_desc& d, order_plan& o) {
+  if (o.error != plan_error::none || o.out != out_kind::located || o.ra != 0 || o.scatter >= 0 || o.hoist >= 0 ||
+      d.ncomp == 0)
+    return;
+  const access_desc& out = d.acc[0];
+  if (out.nlev != 1) return;
+  const level_desc& l = out.lev[0];
+  if (l.map != map_kind::mode || !l.full || !l.locatable || !l.always_found || !l.unique) return;
+  for (std::size_t c = 0; c < d.ncomp; ++c) {
+    if (d.comp_var[c] != l.var) continue;
+    const int s = var_pos(o, d.comp_outer[c]), in = var_pos(o, d.comp_inner[c]), v = var_pos(o, l.var);
+    if (s < 0 || in < s + 2 || v <= in || d.comp_block[c] < 1 || d.comp_block[c] > block_ws_max) return;
+    // The inner coordinate's level is full (dense): each pass of the loops
+    // between adds into all B sums. A sparse one (CSB's blocks) may hold
+    // a few entries per block, fewer than the B sums cleared and added.
+    bool full = false;
+    const access_desc& a = d.acc[static_cast<std::size_t>(d.comp_acc[c])];
+    for (std::size_t k = 0; k < a.nlev; ++k)
+      if (a.lev[k].var == d.comp_inner[c]) full = a.lev[k].full;
+    if (!full) return;
+    o.block = s;
+    o.block_comp = static_cast<int>(c);
+    return;
+  }
+}
+
 /// The order plan with `precompute` of the expression over variable `pre`
 /// (the output's last level's variable) into a dense workspace, taco's
 /// workspace transformation: below the loops that bind the rest of the
@@ -475,6 +526,7 @@ constexpr bool hoist_factor(const stmt_desc& d, const order_plan& o, int n, mask
 constexpr order_plan make_order(const stmt_desc& d, char pre) {
   order_plan o = make_order(d);
   if (pre == 0) plan_hoist(d, o);
+  if (pre == 0) plan_block(d, o);
   if (pre == 0 || o.error != plan_error::none) return o;
   const access_desc& out = d.acc[0];
   if (out.nlev == 0 || out.lev[out.nlev - 1].var != pre) {

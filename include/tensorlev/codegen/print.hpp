@@ -156,6 +156,22 @@ struct printer {
       hi = saved_hi;
       return;
     }
+    if (o.block >= 0 && static_cast<int>(depth) == o.block + 1 && (abs & block_bit) == 0) {
+      const auto c = static_cast<std::size_t>(o.block_comp);
+      const std::string B = std::to_string(d.comp_block[c]), v = var_name(d.comp_var[c]);
+      const std::string base = var_name(d.comp_outer[c]) + " * " + B;
+      line(indent, "// block workspace: a block of " + v + " inside the extent sums into w (not in CUDA/HIP "
+                   "device code)");
+      line(indent, "if (" + base + " + " + B + " <= " + v + "_extent) {");
+      line(indent + 1, "double w[" + B + "] = {};");
+      emit_nest(depth, abs | block_bit, indent + 1, target);
+      line(indent + 1, "for (int l = 0; l < " + B + "; ++l) " + names[0] + "_vals[" +
+                           fn(0, 0, level_fn::locate, "0", base + " + l") + "] += w[l];");
+      line(indent, "} else {");
+      emit_nest(depth, abs, indent + 1, target);
+      line(indent, "}");
+      return;
+    }
     emit_nest(depth, abs, indent, target);
   }
 
@@ -174,9 +190,13 @@ struct printer {
     for (std::size_t s = 0; s < p.nm; ++s) {
       if (p.merged[s] == -2) {
         const auto c = static_cast<std::size_t>(p.computed);
-        line(indent, "int " + v + "_u = " + var_name(d.comp_outer[c]) + " * " + std::to_string(d.comp_block[c]) +
-                         " + " + var_name(d.comp_inner[c]) + ", " + v + "_u_end = " + v + "_u < " + v +
-                         "_extent ? " + v + "_u + 1 : " + v + "_u;  // blocked coordinate");
+        const std::string u = "int " + v + "_u = " + var_name(d.comp_outer[c]) + " * " +
+                              std::to_string(d.comp_block[c]) + " + " + var_name(d.comp_inner[c]) + ", " + v +
+                              "_u_end = ";
+        if ((abs & block_bit) != 0)
+          line(indent, u + v + "_u + 1;  // blocked coordinate, inside the block");
+        else
+          line(indent, u + v + "_u < " + v + "_extent ? " + v + "_u + 1 : " + v + "_u;  // blocked coordinate");
         continue;
       }
       if (p.merged[s] < 0) {
@@ -186,7 +206,12 @@ struct printer {
       const iter_desc& it = p.it[p.merged[s]];
       const std::string q = pvar(it.acc, it.lev);
       const std::string& par = pos[static_cast<std::size_t>(it.acc)];
-      if (it.coord) {
+      const level_desc& lv = d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
+      if (it.coord && (abs & block_bit) != 0 && lv.map == map_kind::block_inner && lv.full &&
+          lv.var == d.comp_inner[o.block_comp]) {
+        line(indent, "int " + q + "_i = 0, " + q + "_i_end = " + std::to_string(d.comp_block[o.block_comp]) +
+                         ";  // the block: a constant trip count");
+      } else if (it.coord) {
         line(indent, "int " + q + "_i = " + fn(it.acc, it.lev, level_fn::coord_begin, par) + ", " + q + "_i_end = " +
                          fn(it.acc, it.lev, level_fn::coord_end, par) + ";");
       } else {
@@ -337,6 +362,7 @@ struct printer {
         else if (o.out == out_kind::located)
           slot = names[0] + "_vals[" + pos[0] + "]";
         if ((abs & hoist_bit) != 0) slot = "t[" + v + "]";
+        if ((abs & block_bit) != 0) slot = "w[" + var_name(d.comp_inner[o.block_comp]) + "]";
         const std::string op = store && o.out == out_kind::located ? " = " : " += ";
         if (reduce) {
           line(in, "double acc = 0;");

@@ -1,0 +1,225 @@
+// Block workspaces (plan_block): a dense vector output over a coordinate
+// computed from blocks (SELL-C slices and lanes, BCSR and CSB block rows)
+// is summed per full block in a local array and added into the output once
+// per block; the last block, when it reaches past the extent, runs the
+// plain loops. Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 2 (CSB);
+// extents 0, 1, around one and two blocks and larger; fills 0, sparse, half,
+// full; expression shapes (negation, difference, repeated operand, constant,
+// sum of operands, an extra dense term); `=` over a garbage-filled y and
+// `+=`; serial and in chunks; double, float, int, complex, 64-bit indices.
+// Small integer values: every sum is exact, so results compare exactly.
+#include <complex>
+#include <cstdint>
+
+#include "common.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+namespace cg = tensorlev::cg;
+
+template <class T>
+T& lval();
+
+// The order plan of y(o) = A(a, b) * x(v) for A in format F.
+template <class F, char O = 'i', char Va = 'i', char Vb = 'j', char Vx = 'j'>
+constexpr cg::order_plan spmv_order() {
+  using y_t = decltype(lval<tensor<double, dense_vector>>()(tensorlev::index_var<O>{}));
+  using A_t = decltype(lval<const tensor<double, F>>()(tensorlev::index_var<Va>{}, tensorlev::index_var<Vb>{}));
+  using x_t = decltype(lval<const tensor<double, dense_vector>>()(tensorlev::index_var<Vx>{}));
+  constexpr auto d = cg::describe<y_t, decltype(lval<const A_t>() * lval<const x_t>()), false>();
+  return cg::make_order(d, 0);
+}
+// Planned where a loop lies between the block coordinate and the lane.
+static_assert(spmv_order<sell<8>>().block == 0 && spmv_order<sell<1>>().block == 0);
+static_assert(spmv_order<bcsr<2>>().block == 0);
+static_assert(spmv_order<sell<cg::block_ws_max>>().block == 0);
+// Not planned: rows not computed from blocks, a block over the stack's
+// budget, the output over a coordinate that is not computed (SELL's
+// columns), or a matrix output.
+static_assert(spmv_order<csr>().block == -1 && spmv_order<ell>().block == -1 && spmv_order<dia>().block == -1);
+// CSB: its inner coordinates are sparse (a block may hold fewer entries
+// than the B sums a workspace clears and adds).
+static_assert(spmv_order<csb<2>>().block == -1 && spmv_order<csb<2>, 'j', 'i', 'j', 'i'>().block == -1);
+static_assert(spmv_order<sell<cg::block_ws_max + 1>>().block == -1);
+static_assert(spmv_order<sell<8>, 'j', 'i', 'j', 'i'>().block == -1);
+static_assert(spmv_order<bcsr<2>, 'j', 'i', 'j', 'i'>().block == 1);  // BCSR's columns are blocks too
+static_assert([] {
+  using C_t = decltype(lval<tensor<double, dense_row_major>>()(i, k));
+  using A_t = decltype(lval<const tensor<double, sell<4>>>()(i, j));
+  using B_t = decltype(lval<const tensor<double, dense_row_major>>()(j, k));
+  constexpr auto d = cg::describe<C_t, decltype(lval<const A_t>() * lval<const B_t>()), false>();
+  return cg::make_order(d, 0).block == -1;
+}());
+
+template <class V>
+std::vector<V> matvec(const std::vector<V>& A, int m, int n, const std::vector<V>& x, bool transpose = false) {
+  std::vector<V> y(static_cast<std::size_t>(transpose ? n : m), V{});
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c) {
+      const V a = A[static_cast<std::size_t>(r * n + c)];
+      if (transpose)
+        y[static_cast<std::size_t>(c)] += a * x[static_cast<std::size_t>(r)];
+      else
+        y[static_cast<std::size_t>(r)] += a * x[static_cast<std::size_t>(c)];
+    }
+  return y;
+}
+
+template <class V>
+std::vector<V> combine(const std::vector<V>& a, const std::vector<V>& b, V sa, V sb) {
+  std::vector<V> r(a.size());
+  for (std::size_t q = 0; q < a.size(); ++q) r[q] = sa * a[q] + sb * b[q];
+  return r;
+}
+
+// Runs one statement as `=` over garbage and as `+=` over y0, serially and
+// in 3 chunks, comparing with ref (and y0 + ref).
+template <class V, class I, class Stmt>
+std::size_t check(int m, const std::vector<V>& ref, Stmt&& stmt, const std::string& what) {
+  std::size_t bad = 0;
+  std::vector<V> y0(ref.size());
+  for (std::size_t q = 0; q < y0.size(); ++q) y0[q] = static_cast<V>(static_cast<int>(q % 7) - 3);
+  for (std::size_t chunks : {std::size_t{0}, std::size_t{3}}) {
+    const std::string tag = what + (chunks ? " (3 chunks)" : "");
+    tensor<V, dense_vector, I> y(std::array<I, 1>{static_cast<I>(m)});
+    for (auto& v : y.values()) v = static_cast<V>(99);
+    stmt(chunks, false, y);
+    bad += count_mismatches<V>(y.values(), ref, tag + " =");
+    std::copy(y0.begin(), y0.end(), y.values().begin());
+    stmt(chunks, true, y);
+    bad += count_mismatches<V>(y.values(), combine(y0, ref, V(1), V(1)), tag + " +=");
+  }
+  return bad;
+}
+
+template <class F, class V, class I>
+std::size_t cases(int m, int n, double fill, std::mt19937_64& rng) {
+  std::size_t bad = 0;
+  auto A = random_operand<F, V, I>(std::array<I, 2>{static_cast<I>(m), static_cast<I>(n)}, fill, rng);
+  auto x = random_operand<dense_vector, V, I>(std::array<I, 1>{static_cast<I>(n)}, 0.8, rng);
+  auto z = random_operand<dense_vector, V, I>(std::array<I, 1>{static_cast<I>(n)}, 0.8, rng);
+  auto b = random_operand<dense_vector, V, I>(std::array<I, 1>{static_cast<I>(m)}, 0.8, rng);
+  auto xm = random_operand<dense_vector, V, I>(std::array<I, 1>{static_cast<I>(m)}, 0.8, rng);
+  const std::string tag = fname<F>() + " " + std::to_string(m) + "x" + std::to_string(n) + " fill " +
+                          std::to_string(fill) + " " + typeid(V).name() + "/" + typeid(I).name() + ": ";
+  const std::vector<V> Ax = matvec(A.d, m, n, x.d), Az = matvec(A.d, m, n, z.d);
+  std::vector<V> xx(x.d.size());
+  for (std::size_t q = 0; q < xx.size(); ++q) xx[q] = x.d[q] * x.d[q];
+  const auto& At = A.t;
+  const auto& xt = x.t;
+  const auto& zt = z.t;
+  const auto& bt = b.t;
+
+  bad += check<V, I>(m, Ax, [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j)); },
+                     tag + "A*x");
+  bad += check<V, I>(m, combine(Ax, Ax, V(0), V(-1)),
+                     [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), -(At(i, j) * xt(j))); },
+                     tag + "-(A*x)");
+  bad += check<V, I>(
+      m, combine(Ax, Az, V(1), V(-1)),
+      [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j) - At(i, j) * zt(j)); },
+      tag + "A*x - A*z");
+  bad += check<V, I>(m, matvec(A.d, m, n, xx),
+                     [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j) * xt(j)); },
+                     tag + "A*x*x");
+  bad += check<V, I>(
+      m, combine(Ax, Az, V(2), V(2)),
+      [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), 2 * At(i, j) * (xt(j) + zt(j))); },
+      tag + "2*A*(x+z)");
+  bad += check<V, I>(m, combine(Ax, b.d, V(1), V(1)),
+                     [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j) + bt(i)); },
+                     tag + "A*x + b");
+  // The transpose: y(j) = A(i,j) * x(i) (blocked columns for BCSR and CSB,
+  // a scatter for SELL).
+  const auto& xmt = xm.t;
+  bad += check<V, I>(n, matvec(A.d, m, n, xm.d, true),
+                     [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(j), At(i, j) * xmt(i)); },
+                     tag + "A^T*x");
+  return bad;
+}
+
+template <class F, class V, class I = int>
+std::size_t sweep(std::mt19937_64& rng, int B) {
+  std::size_t bad = 0;
+  std::vector<int> ms{0, 1, 2, B - 1, B, B + 1, 2 * B, 3 * B + 2, 41};
+  std::sort(ms.begin(), ms.end());
+  ms.erase(std::unique(ms.begin(), ms.end()), ms.end());
+  for (int m : ms) {
+    if (m < 0) continue;
+    for (int n : {0, 1, 6, 13})
+      for (double fill : {0.0, 0.15, 0.5, 1.0}) bad += cases<F, V, I>(m, n, fill, rng);
+  }
+  return bad;
+}
+
+TEST(BlockWorkspace, SellEveryShape) {
+  std::mt19937_64 rng(4101);
+  std::size_t bad = 0;
+  bad += sweep<sell<1>, double>(rng, 1);
+  bad += sweep<sell<3>, double>(rng, 3);
+  bad += sweep<sell<8>, double>(rng, 8);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(BlockWorkspace, BlockedRowsEveryShape) {
+  std::mt19937_64 rng(4102);
+  std::size_t bad = 0;
+  bad += sweep<bcsr<2>, double>(rng, 2);
+  bad += sweep<bcsr<3>, double>(rng, 3);
+  bad += sweep<csb<2>, double>(rng, 2);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(BlockWorkspace, ValueAndIndexTypes) {
+  std::mt19937_64 rng(4103);
+  std::size_t bad = 0;
+  bad += sweep<sell<4>, float>(rng, 4);
+  bad += sweep<sell<4>, int>(rng, 4);
+  bad += sweep<sell<4>, std::complex<double>>(rng, 4);
+  bad += sweep<sell<4>, double, std::int64_t>(rng, 4);
+  bad += sweep<bcsr<2>, std::int64_t, std::int64_t>(rng, 2);
+  EXPECT_EQ(bad, 0u);
+}
+
+// loop_nest prints the workspace, the constant lane loop, the unchecked
+// coordinate and the plain loops for the last block.
+TEST(BlockWorkspace, Printed) {
+  const tensor<double, sell<8>> A = pack<sell<8>>(coordinate_list<double, int>(std::vector<int>{3, 4}));
+  const tensor<double, csr> C = pack<csr>(coordinate_list<double, int>(std::vector<int>{3, 4}));
+  tensor<double, dense_vector> x({4}), y({3});
+  const std::string s = loop_nest(y(i), A(i, j) * x(j), std::vector<std::string>{"y", "A", "x"});
+  for (const char* want : {"if (qA1 * 8 + 8 <= i_extent) {", "double w[8] = {};",
+                           "int pA3_i = 0, pA3_i_end = 8;  // the block: a constant trip count",
+                           "i_u_end = i_u + 1;  // blocked coordinate, inside the block", "w[qA3] += acc;",
+                           "for (int l = 0; l < 8; ++l) y_vals[qA1 * 8 + l] += w[l];", "} else {",
+                           "i_u_end = i_u < i_extent ? i_u + 1 : i_u;  // blocked coordinate", "y_vals[py1] += acc;"})
+    EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
+  EXPECT_EQ(loop_nest(y(i), C(i, j) * x(j)).find("workspace"), std::string::npos);
+}
+
+// A SELL-C matrix's blocks: the lane level's extent is the block (what the
+// kernel's constant lane loop relies on), and validate says so when arrays
+// from elsewhere break it.
+TEST(BlockWorkspace, LaneLevelExtentIsTheBlock) {
+  std::mt19937_64 rng(4104);
+  auto A = random_operand<sell<8>>(std::array<int, 2>{21, 9}, 0.3, rng);
+  EXPECT_EQ(A.t.level<2>().dimension(), 8);
+  EXPECT_NO_THROW(tensorlev::validate(A.t));
+  auto lv = A.t.levels();
+  std::get<2>(lv) = std::remove_cvref_t<decltype(std::get<2>(lv))>(4);
+  const tensor<double, sell<8>> bad(A.t.dims(), lv,
+                                    std::vector<double>(A.t.values().begin(), A.t.values().end()));
+  EXPECT_THROW(
+      {
+        try {
+          tensorlev::validate(bad);
+        } catch (const tensorlev::shape_error& e) {
+          EXPECT_NE(std::string(e.what()).find("blocks are 8 wide"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      tensorlev::shape_error);
+}
+
+}  // namespace
