@@ -1,6 +1,6 @@
 // SpMV on real matrices (bench/suite.hpp): y(i) = A(i,j) * x(j).
 //
-//   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell>/<matrix>
+//   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell|sell8>/<matrix>
 //   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
 //   stream/triad/<serial|kokkos>/n:<doubles>
@@ -8,8 +8,9 @@
 // spmv sets bytes_per_second to the least memory traffic of one product
 // (every stored array read once, x read once, y written once), so that
 // bytes_per_second / triad's bytes_per_second is the fraction of the
-// bandwidth bound it reaches (bench/summarize.py prints it). DIA and ELL run
-// only where their padding stays within 3x the nonzeros.
+// bandwidth bound it reaches (bench/summarize.py prints it). DIA, ELL and
+// SELL-8 (sell<8>: slices of 8 rows, a block workspace) run only where their
+// padding stays within 3x the nonzeros.
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
@@ -33,6 +34,7 @@ struct problem {
   std::unique_ptr<tensor<double, coo>> coo_;
   std::unique_ptr<tensor<double, dia>> dia_;
   std::unique_ptr<tensor<double, ell>> ell_;
+  std::unique_ptr<tensor<double, sell<8>>> sell_;
   std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
   tensor<double, dense_vector> x;
   Eigen::VectorXd x_eigen;
@@ -60,6 +62,10 @@ struct problem {
     if (!ell_) ell_ = std::make_unique<tensor<double, ell>>(pack<ell>(in->entries));
     return *ell_;
   }
+  const tensor<double, sell<8>>& A_sell() {
+    if (!sell_) sell_ = std::make_unique<tensor<double, sell<8>>>(pack<sell<8>>(in->entries));
+    return *sell_;
+  }
   const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& A_eigen() {
     if (!eigen_) {
       const auto& A = A_csr();  // Eigen's arrays copied from the summed, sorted CSR
@@ -83,6 +89,8 @@ struct problem {
       a = static_cast<double>(A_coo().stored()) * 16 + (m + 1) * 4;
     else if (format == "dia")
       a = static_cast<double>(A_dia().values().size()) * 8;
+    else if (format == "sell8")
+      a = static_cast<double>(A_sell().values().size()) * 12 + (m / 8 + 2) * 4;
     else
       a = static_cast<double>(A_ell().values().size()) * 12;
     return a + 8 * n + 8 * m;
@@ -93,6 +101,7 @@ struct problem {
 // per diagonal; rows by entries, an upper bound).
 struct shape_facts {
   std::size_t diagonals = 0, longest_row = 0;
+  std::size_t sell8 = 0;  // SELL-8's stored slots: 8 times each slice's longest row
 };
 shape_facts facts(const matrix_input& m) {
   std::vector<char> diag(static_cast<std::size_t>(m.rows() + m.cols()), 0);
@@ -105,6 +114,9 @@ shape_facts facts(const matrix_input& m) {
     if (!d) d = 1, ++f.diagonals;
     f.longest_row = std::max(f.longest_row, ++row[static_cast<std::size_t>(r)]);
   }
+  for (std::size_t s = 0; s < row.size(); s += 8)
+    f.sell8 += 8 * *std::max_element(row.begin() + static_cast<std::ptrdiff_t>(s),
+                                     row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), s + 8)));
   return f;
 }
 
@@ -115,6 +127,7 @@ const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, coo>) return p.A_coo();
   if constexpr (std::is_same_v<F, dia>) return p.A_dia();
   if constexpr (std::is_same_v<F, ell>) return p.A_ell();
+  if constexpr (std::is_same_v<F, sell<8>>) return p.A_sell();
 }
 
 template <class F>
@@ -178,6 +191,24 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
         const int lo = std::max(0, -o), hi = std::min(m, n - o);
         const double* v = val + static_cast<std::ptrdiff_t>(d) * m;
         for (int r = lo; r < hi; ++r) y[static_cast<std::size_t>(r)] += v[r] * x[r + o];
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  } else if (format == "sell8") {
+    // SELL-8: slices of 8 rows, each slot's 8 (column, value) pairs side by
+    // side, 8 sums per slice in a local array.
+    const auto& A = p.A_sell();
+    const int* pos = A.level<1>().pos().data();
+    const int* col = A.level<3>().crd().data();
+    const double* val = A.values().data();
+    const int slices = (m + 7) / 8;
+    for (auto _ : state) {
+      for (int s = 0; s < slices; ++s) {
+        double acc[8] = {};
+        for (int q = pos[s]; q < pos[s + 1]; ++q)
+          for (int l = 0; l < 8; ++l) acc[l] += val[q * 8 + l] * x[col[q * 8 + l]];
+        for (int l = 0; l < 8 && s * 8 + l < m; ++l) y[static_cast<std::size_t>(s * 8 + l)] = acc[l];
       }
       benchmark::DoNotOptimize(y.data());
       benchmark::ClobberMemory();
@@ -271,17 +302,18 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     const double nnz = static_cast<double>(std::max<std::size_t>(m->entries.size(), 1));
     const bool dia_ok = static_cast<double>(f.diagonals) * m->rows() <= 3 * nnz;
     const bool ell_ok = static_cast<double>(f.longest_row) * m->rows() <= 3 * nnz;
-    if (!dia_ok || !ell_ok)
-      std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ")
+    const bool sell_ok = static_cast<double>(f.sell8) <= 3 * nnz;
+    if (!dia_ok || !ell_ok || !sell_ok)
+      std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ") << (sell_ok ? "" : "SELL-8 ")
                 << "left out (padding over 3x the nonzeros: " << f.diagonals << " diagonals, longest row "
-                << f.longest_row << ")\n";
+                << f.longest_row << ", " << f.sell8 << " SELL-8 slots)\n";
     auto add = [&](const std::string& impl, const std::string& format, auto fn) {
       benchmark::RegisterBenchmark(("spmv/" + impl + "/" + format + "/" + m->name).c_str(),
                                    [p, fn](benchmark::State& s) { fn(s, *p); })
           ->Apply(tlbench::common_options);
     };
-    for (const std::string format : {"csr", "csr_long_rows", "coo", "dia", "ell"}) {
-      if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok)) continue;
+    for (const std::string format : {"csr", "csr_long_rows", "sell8", "coo", "dia", "ell"}) {
+      if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok)) continue;
       if (format != "csr_long_rows")  // the same arrays as csr: its hand loop is csr's
         add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
       if (format == "csr") add("eigen", format, [](benchmark::State& s, problem& q) { spmv_eigen(s, q); });
@@ -292,6 +324,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
           if (format == "coo") spmv_generated<coo>(s, q, impl, format);
           if (format == "dia") spmv_generated<dia>(s, q, impl, format);
           if (format == "ell") spmv_generated<ell>(s, q, impl, format);
+          if (format == "sell8") spmv_generated<sell<8>>(s, q, impl, format);
         };
         add(impl, format, gen);
       }

@@ -72,6 +72,9 @@ input_stats measure_input(std::span<const index_t> dims, std::span<const index_t
     s.rows_used += r != 0;
     s.longest_row = std::max(s.longest_row, static_cast<double>(r));
   }
+  for (std::size_t r = 0; r < row.size(); r += 8)
+    s.sell8 += 8 * static_cast<double>(*std::max_element(row.begin() + static_cast<std::ptrdiff_t>(r),
+                                                         row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), r + 8))));
   for (const auto c : col) {
     s.cols_used += c != 0;
     s.longest_col = std::max(s.longest_col, static_cast<double>(c));
@@ -176,6 +179,13 @@ layout matrix_layout(std::size_t f, const input_stats& s, double v, bool transpo
     case f_dense:
       l = {m * n, m * n, m * n * v, num(m) + " x " + num(n) + " = " + num(m * n) + " values"};
       break;
+    case f_sell8: {
+      // SpMV only (unsupported_reason), never transposed.
+      const double slices = std::ceil(m / 8);
+      l = {slices + s.sell8, s.sell8, (slices + 1) * index_bytes + s.sell8 * (index_bytes + v),
+           num(slices) + " slices of 8 rows, padded to their longest: " + num(s.sell8) + " slots"};
+      break;
+    }
   }
   return l;
 }
