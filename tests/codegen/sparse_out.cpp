@@ -271,6 +271,53 @@ std::size_t spgemm_case(int m, int n, int p, double f, std::mt19937_64& rng) {
   std::size_t pattern = 0;
   for (char c : pat) pattern += c;
   if (components(C) != pattern) ++bad, ADD_FAILURE() << what << ": " << components(C) << " stored, expected " << pattern;
+  try {
+    validate(C);  // ordered, unique rows where the format promises them
+  } catch (const tensorlev::error& e) {
+    ++bad, ADD_FAILURE() << what << ": " << e.what();
+  }
+  return bad;
+}
+
+// Banded operands (bandwidth w) with a few entries far off the band: the
+// product's rows lie within a narrow span (ordered by a scan of the row's
+// marks) except those an outlier widens (ordered by a sort), in one
+// product; rows of 0, 1 and 2 entries too.
+std::size_t spgemm_banded(int m, int w, int outliers, std::mt19937_64& rng) {
+  coordinate_list<double, int> a({m, m});
+  std::vector<double> d(static_cast<std::size_t>(m) * static_cast<std::size_t>(m), 0.0);
+  std::uniform_int_distribution<int> val(-3, 3), col(0, m > 0 ? m - 1 : 0);
+  auto put = [&](int r, int c) {
+    const double v = val(rng);
+    a.push_back({r, c}, v);
+    d[static_cast<std::size_t>(r) * static_cast<std::size_t>(m) + static_cast<std::size_t>(c)] += v;
+  };
+  for (int r = 0; r < m; ++r)
+    for (int c = std::max(0, r - w); c <= std::min(m - 1, r + w); ++c)
+      if ((r + 2 * c) % 5 != 0) put(r, c);  // holes in the band
+  for (int q = 0; q < outliers && m > 0; ++q) put(col(rng), col(rng));
+  const auto A = pack<csr>(a);
+  std::vector<double> ref(d.size(), 0.0);
+  for (int r = 0; r < m; ++r)
+    for (int q = 0; q < m; ++q)
+      for (int c = 0; c < m; ++c)
+        ref[static_cast<std::size_t>(r * m + c)] += d[static_cast<std::size_t>(r * m + q)] * d[static_cast<std::size_t>(q * m + c)];
+  const std::string what = "banded SpGEMM " + std::to_string(m) + " w=" + std::to_string(w) + " outliers " +
+                           std::to_string(outliers);
+  std::size_t bad = 0;
+  for (const bool chunked : {false, true}) {
+    tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({m, m}));
+    if (chunked)
+      compute(chunked_serial_executor{}, C(i, j), A(i, k) * A(k, j));
+    else
+      C(i, j) = A(i, k) * A(k, j);
+    bad += mismatches(C, ref, what + (chunked ? " (chunked)" : ""));
+    try {
+      validate(C);
+    } catch (const tensorlev::error& e) {
+      ++bad, ADD_FAILURE() << what << ": " << e.what();
+    }
+  }
   return bad;
 }
 
@@ -288,6 +335,15 @@ TEST(CodegenSparseOut, SpGEMM) {
         }
   bad += spgemm_case<csr, csr, csr>(80, 70, 90, 0.05, rng);
   bad += spgemm_case<csr_unsorted, csr_unsorted, csr>(80, 70, 90, 0.05, rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(CodegenSparseOut, SpGEMMRowsOrderedByScanOrSort) {
+  std::mt19937_64 rng(43);
+  std::size_t bad = 0;
+  for (int m : {0, 1, 2, 7, 40, 150})
+    for (int w : {0, 1, 3, 12})
+      for (int outliers : {0, 3, 40}) bad += spgemm_banded(m, w, outliers, rng);
   EXPECT_EQ(bad, 0u);
 }
 

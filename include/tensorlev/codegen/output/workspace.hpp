@@ -265,6 +265,35 @@ struct workspace_output : append_output<S> {
   static constexpr bool sorts_rows = S::D.acc[0].lev[last].ordered;
   using phase = typename base::phase;
 
+  // Puts the row's touched coordinates in order. Where they lie close
+  // together (span <= scan_factor * n * bit_width(n): banded and
+  // finite-element products, bcsstk16's rows of 213 entries within 484
+  // columns), one branch-free pass over the marks of that span is cheaper
+  // than a comparison sort (design.md, "SpGEMM"); otherwise std::sort.
+  static constexpr std::size_t scan_factor = 4;
+  template <class St>
+  static void order_touched(St& st) {
+    const std::size_t n = st.out.ntouched;
+    if (n < 2) return;
+    I* t = st.out.touched;
+    I lo = t[0], hi = t[0];
+    for (std::size_t q = 1; q < n; ++q) {
+      lo = t[q] < lo ? t[q] : lo;
+      hi = t[q] > hi ? t[q] : hi;
+    }
+    if (static_cast<std::size_t>(hi - lo) < scan_factor * n * static_cast<std::size_t>(std::bit_width(n))) {
+      // The marks of [lo, hi] hold exactly the n coordinates, hi among
+      // them: the last write is to t[n - 1].
+      std::size_t k = 0;
+      for (I x = lo; x <= hi; ++x) {
+        t[k] = x;
+        k += st.out.mark[static_cast<std::size_t>(x)] ? 1 : 0;
+      }
+    } else {
+      std::sort(t, t + n);
+    }
+  }
+
   // Appends the row's coordinates in order under the dense prefix's
   // current position (to the chunk's entries in a parallel run), and
   // clears it. While sampling: counts them, and clears the row.
@@ -286,7 +315,7 @@ struct workspace_output : append_output<S> {
       if (st.out.numeric) return flush_numeric(st, parent);
     }
     const I begin = st.out.cnt;
-    if constexpr (sorts_rows) std::sort(st.out.touched, st.out.touched + st.out.ntouched);
+    if constexpr (sorts_rows) order_touched(st);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
       const I c = st.out.touched[t];
       const auto x = static_cast<std::size_t>(c);
