@@ -2,6 +2,8 @@
 // third-order kernels into sparse formats, checked component by component
 // against dense references, with the stored pattern checked exactly
 // (union for +, intersection for *).
+#include <map>
+
 #include "common.hpp"
 
 namespace {
@@ -335,6 +337,65 @@ TEST(CodegenSparseOut, SpGEMM) {
         }
   bad += spgemm_case<csr, csr, csr>(80, 70, 90, 0.05, rng);
   bad += spgemm_case<csr_unsorted, csr_unsorted, csr>(80, 70, 90, 0.05, rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+// Rows of 32 or more coordinates spread over thousands of columns: put
+// in order by a radix sort of one, two or three byte passes (spans below
+// 2^8, 2^16, 2^24). Reference: the triplets multiplied row by row into
+// ordered maps, independently of the packed arrays.
+TEST(CodegenSparseOut, SpGEMMRowsOrderedByRadixSort) {
+  std::mt19937_64 rng(44);
+  std::size_t bad = 0;
+  for (const int p : {250, 6000, 120000})
+    for (const int per_row : {4, 12}) {
+      const int m = 40, n = 50;
+      coordinate_list<double, int> a({m, n}), b({n, p});
+      std::uniform_int_distribution<int> val(-4, 4), ca(0, n - 1), cb(0, p - 1);
+      for (int r = 0; r < m; ++r)
+        for (int q = 0; q < 6; ++q) a.push_back({r, ca(rng)}, val(rng));
+      for (int r = 0; r < n; ++r)
+        for (int q = 0; q < per_row; ++q) b.push_back({r, cb(rng)}, val(rng));
+      std::vector<std::map<int, double>> ra(static_cast<std::size_t>(m)), rb(static_cast<std::size_t>(n)),
+          ref(static_cast<std::size_t>(m));
+      for (std::size_t e = 0; e < a.size(); ++e) ra[static_cast<std::size_t>(a.coords(e)[0])][a.coords(e)[1]] += a.value(e);
+      for (std::size_t e = 0; e < b.size(); ++e) rb[static_cast<std::size_t>(b.coords(e)[0])][b.coords(e)[1]] += b.value(e);
+      for (int r = 0; r < m; ++r)
+        for (const auto& [k, av] : ra[static_cast<std::size_t>(r)])
+          for (const auto& [c, bv] : rb[static_cast<std::size_t>(k)]) ref[static_cast<std::size_t>(r)][c] += av * bv;
+      const auto A = pack<csr>(a);
+      const auto B = pack<csr>(b);
+      for (const bool chunked : {false, true}) {
+        tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({m, p}));
+        if (chunked)
+          compute(chunked_serial_executor{}, C(i, j), A(i, k) * B(k, j));
+        else
+          C(i, j) = A(i, k) * B(k, j);
+        const std::string what = "SpGEMM into " + std::to_string(p) + " columns, " + std::to_string(per_row) +
+                                 " per row of B" + (chunked ? " (chunked)" : "");
+        try {
+          validate(C);
+        } catch (const tensorlev::error& e) {
+          ++bad, ADD_FAILURE() << what << ": " << e.what();
+        }
+        const auto& pos = C.level<1>().pos();
+        const auto& crd = C.level<1>().crd();
+        for (int r = 0; r < m; ++r) {
+          auto it = ref[static_cast<std::size_t>(r)].begin();
+          const auto end = ref[static_cast<std::size_t>(r)].end();
+          for (int q = pos[static_cast<std::size_t>(r)]; q < pos[static_cast<std::size_t>(r) + 1]; ++q, ++it)
+            if (it == end || it->first != crd[static_cast<std::size_t>(q)] ||
+                it->second != C.values()[static_cast<std::size_t>(q)]) {
+              ++bad, ADD_FAILURE() << what << ": row " << r << " differs at position " << q;
+              break;
+            }
+          if (pos[static_cast<std::size_t>(r) + 1] - pos[static_cast<std::size_t>(r)] !=
+              static_cast<int>(ref[static_cast<std::size_t>(r)].size()))
+            ++bad, ADD_FAILURE() << what << ": row " << r << " holds " << pos[static_cast<std::size_t>(r) + 1] - pos[static_cast<std::size_t>(r)]
+                                 << " entries, expected " << ref[static_cast<std::size_t>(r)].size();
+        }
+      }
+    }
   EXPECT_EQ(bad, 0u);
 }
 

@@ -432,13 +432,26 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   // ---- block workspace (plan_block) ------------------------------------------
 
+  // The block workspace's inner variable and block (0 without one; not
+  // written D.comp_inner[O.block_comp] inline: clang's -Warray-bounds flags
+  // the constant index -1 even in branches that never run).
+  static constexpr char block_inner_var = [] {
+    for (std::size_t c = 0; c < D.ncomp; ++c)
+      if (static_cast<int>(c) == O.block_comp) return D.comp_inner[c];
+    return char(0);
+  }();
+  static constexpr int block_size = [] {
+    for (std::size_t c = 0; c < D.ncomp; ++c)
+      if (static_cast<int>(c) == O.block_comp) return D.comp_block[c];
+    return 0;
+  }();
   // Whether level k of access a is a full block_inner level binding the
   // block workspace's inner coordinate: its coordinates are 0 .. B-1
   // (validate checks its extent), a constant trip count the compiler
   // unrolls or vectorizes.
   static constexpr bool block_lanes(std::size_t a, std::size_t k) {
     const level_desc& l = D.acc[a].lev[k];
-    return O.block >= 0 && l.map == map_kind::block_inner && l.full && l.var == D.comp_inner[O.block_comp];
+    return O.block >= 0 && l.map == map_kind::block_inner && l.full && l.var == block_inner_var;
   }
 
   // Loop Dp = O.block + 1, in a block of the output's computed variable
@@ -582,8 +595,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr std::size_t c = static_cast<std::size_t>(P.computed);
       const I v = st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + st.var_val[var_index(D.comp_inner[c])];
       cur = v;
-      if constexpr ((Abs & block_bit) != 0)
-        end = v + 1;  // inside a block that lies inside the extent (kernel::blocked)
+      if constexpr ((Abs & block_bit) != 0 && static_cast<int>(c) == O.block_comp)
+        end = v + 1;  // inside the workspace's block, which lies inside the extent (kernel::blocked)
       else
         end = v < st.extent[var_index(P.var)] ? v + 1 : v;
     } else if constexpr (P.merged[S] < 0) {
@@ -594,7 +607,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
       const auto& lvl = level_of<A, K>(st);
       if constexpr (it.coord && (Abs & block_bit) != 0 && block_lanes(A, K)) {
-        cur = I(0), end = static_cast<I>(D.comp_block[O.block_comp]);  // its extent, the block (validate)
+        cur = I(0), end = static_cast<I>(block_size);  // its extent, the block (validate)
       } else if constexpr (it.coord) {
         const bounds<I> b = lvl.coord_bounds(anc<A, K>(st));
         cur = b.begin, end = b.end;
@@ -896,7 +909,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           if (!output::counting(st)) loop<Dp + 1, Abs>(st, cs, acc);
         }
         if constexpr ((Abs & block_bit) != 0)  // the target is the block workspace w[0] (kernel::blocked)
-          (&tgt)[static_cast<std::size_t>(st.var_val[var_index(D.comp_inner[O.block_comp])])] += acc;
+          (&tgt)[static_cast<std::size_t>(st.var_val[var_index(block_inner_var)])] += acc;
         else
           output::emit(st, cs, acc);
       } else {

@@ -193,7 +193,7 @@ struct printer {
         const std::string u = "int " + v + "_u = " + var_name(d.comp_outer[c]) + " * " +
                               std::to_string(d.comp_block[c]) + " + " + var_name(d.comp_inner[c]) + ", " + v +
                               "_u_end = ";
-        if ((abs & block_bit) != 0)
+        if ((abs & block_bit) != 0 && static_cast<int>(c) == o.block_comp)
           line(indent, u + v + "_u + 1;  // blocked coordinate, inside the block");
         else
           line(indent, u + v + "_u < " + v + "_extent ? " + v + "_u + 1 : " + v + "_u;  // blocked coordinate");

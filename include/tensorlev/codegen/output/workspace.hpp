@@ -160,6 +160,7 @@ struct workspace_output : append_output<S> {
     // the row, so that marking one calls nothing (a possible reallocation
     // in the loop would make the compiler reload every pointer it holds).
     I* touched = nullptr;
+    I* spare = nullptr;  // as long as touched: the radix sort's other buffer
     std::size_t ntouched = 0;
     std::size_t sampled = 0;  // a sampling run: the coordinates counted
     // compute_numeric: the output's pattern (its last level's bounds and
@@ -190,17 +191,20 @@ struct workspace_output : append_output<S> {
     std::vector<V> ws;
     std::unique_ptr<bool[]> mark;
     std::unique_ptr<I[]> touched;
+    std::unique_ptr<I[]> spare;
   };
   template <class St>
   static std::size_t row_length(const St& st) {
     return static_cast<std::size_t>(st.extent[S::var_index(S::D.acc[0].lev[last].var)]);
   }
   static row make_row(std::size_t n) {
-    return row{std::vector<V>(n, V{}), std::make_unique<bool[]>(n), std::make_unique_for_overwrite<I[]>(n)};
+    return row{std::vector<V>(n, V{}), std::make_unique<bool[]>(n), std::make_unique_for_overwrite<I[]>(n),
+               std::make_unique_for_overwrite<I[]>(n)};
   }
   template <class St>
   static void use_row(St& st, row& r) {
-    st.out.ws = r.ws.data(), st.out.mark = r.mark.get(), st.out.touched = r.touched.get(), st.out.ntouched = 0;
+    st.out.ws = r.ws.data(), st.out.mark = r.mark.get(), st.out.touched = r.touched.get();
+    st.out.spare = r.spare.get(), st.out.ntouched = 0;
   }
 
   TENSORLEV_HD_ANY_STORAGE
@@ -269,8 +273,34 @@ struct workspace_output : append_output<S> {
   // together (span <= scan_factor * n * bit_width(n): banded and
   // finite-element products, bcsstk16's rows of 213 entries within 484
   // columns), one branch-free pass over the marks of that span is cheaper
-  // than a comparison sort (design.md, "SpGEMM"); otherwise std::sort.
+  // than a comparison sort; rows of radix_min coordinates or more whose
+  // span needs at most radix_passes bytes take an LSD radix sort of the
+  // offsets from the least one; short rows std::sort (docs/design.md,
+  // "Rows ordered by a scan or a radix sort").
   static constexpr std::size_t scan_factor = 4;
+  static constexpr std::size_t radix_min = 32;
+  static constexpr int radix_passes = 3;
+  // LSD radix sort of t[0, n) by t[q] - lo, one byte per pass, through
+  // spare (as long as t).
+  static void radix_sort(I* t, I* spare, std::size_t n, I lo, int passes) {
+    using U = std::make_unsigned_t<I>;
+    I* a = t;
+    I* b = spare;
+    for (int p = 0; p < passes; ++p) {
+      std::size_t cnt[256] = {};
+      const int sh = 8 * p;
+      for (std::size_t q = 0; q < n; ++q) ++cnt[(static_cast<U>(a[q] - lo) >> sh) & 255U];
+      std::size_t sum = 0;
+      for (std::size_t& c : cnt) {
+        const std::size_t k = c;
+        c = sum;
+        sum += k;
+      }
+      for (std::size_t q = 0; q < n; ++q) b[cnt[(static_cast<U>(a[q] - lo) >> sh) & 255U]++] = a[q];
+      std::swap(a, b);
+    }
+    if (a != t) std::copy(a, a + n, t);
+  }
   template <class St>
   static void order_touched(St& st) {
     const std::size_t n = st.out.ntouched;
@@ -289,6 +319,9 @@ struct workspace_output : append_output<S> {
         t[k] = x;
         k += st.out.mark[static_cast<std::size_t>(x)] ? 1 : 0;
       }
+    } else if (const int passes = (std::bit_width(static_cast<std::make_unsigned_t<I>>(hi - lo)) + 7) / 8;
+               n >= radix_min && passes <= radix_passes) {
+      radix_sort(t, st.out.spare, n, lo, passes);
     } else {
       std::sort(t, t + n);
     }
