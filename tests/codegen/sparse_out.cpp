@@ -340,15 +340,16 @@ TEST(CodegenSparseOut, SpGEMM) {
   EXPECT_EQ(bad, 0u);
 }
 
-// Rows of 32 or more coordinates spread over thousands of columns: put
-// in order by a radix sort of one, two or three byte passes (spans below
-// 2^8, 2^16, 2^24). Reference: the triplets multiplied row by row into
+// Rows of 24, 72 and 144 coordinates spread over 250 to 120000 columns:
+// put in order by a scan of the marks, a radix sort of two byte passes
+// (72 and 144 over 6000 columns) or three (144 over 120000), or std::sort
+// (24 anywhere, 72 over 120000). Reference: the triplets multiplied row by row into
 // ordered maps, independently of the packed arrays.
 TEST(CodegenSparseOut, SpGEMMRowsOrderedByRadixSort) {
   std::mt19937_64 rng(44);
   std::size_t bad = 0;
   for (const int p : {250, 6000, 120000})
-    for (const int per_row : {4, 12}) {
+    for (const int per_row : {4, 12, 24}) {
       const int m = 40, n = 50;
       coordinate_list<double, int> a({m, n}), b({n, p});
       std::uniform_int_distribution<int> val(-4, 4), ca(0, n - 1), cb(0, p - 1);

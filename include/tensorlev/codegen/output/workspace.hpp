@@ -274,9 +274,9 @@ struct workspace_output : append_output<S> {
   // finite-element products, bcsstk16's rows of 213 entries within 484
   // columns), one branch-free pass over the marks of that span is cheaper
   // than a comparison sort; rows of radix_min coordinates or more whose
-  // span needs at most radix_passes bytes take an LSD radix sort of the
-  // offsets from the least one; short rows std::sort (docs/design.md,
-  // "Rows ordered by a scan or a radix sort").
+  // span needs at most 2 bytes (3 * radix_min for 3 bytes) take an LSD
+  // radix sort of the offsets from the least one; short rows std::sort
+  // (docs/design.md, "Rows ordered by a scan or a radix sort").
   static constexpr std::size_t scan_factor = 4;
   static constexpr std::size_t radix_min = 32;
   static constexpr int radix_passes = 3;
@@ -320,7 +320,7 @@ struct workspace_output : append_output<S> {
         k += st.out.mark[static_cast<std::size_t>(x)] ? 1 : 0;
       }
     } else if (const int passes = (std::bit_width(static_cast<std::make_unsigned_t<I>>(hi - lo)) + 7) / 8;
-               n >= radix_min && passes <= radix_passes) {
+               n >= (passes < 3 ? radix_min : 3 * radix_min) && passes <= radix_passes) {
       radix_sort(t, st.out.spare, n, lo, passes);
     } else {
       std::sort(t, t + n);
