@@ -8,6 +8,8 @@ pkgs=(cmake ninja-build g++ python3 libgtest-dev libbenchmark-dev libeigen3-dev 
   clang libclang-rt-dev llvm
   # scripts/run-tests.sh --sanitize links with lld (scripts/lib/sanitize.sh).
   lld
+  # The build scripts compile through ccache (scripts/lib/ccache.sh).
+  ccache
   # scripts/run-tests.sh --sanitize builds with clang: its OpenMP runtime
   # (libomp, which also serves the GOMP entry points of the g++-built Kokkos).
   libomp-dev

@@ -35,8 +35,11 @@ done
 
 "$root/scripts/install-deps.sh"
 cxx=${TENSORLEV_FUZZ_CXX:-clang++}
+# shellcheck source=scripts/lib/ccache.sh
+. "$root/scripts/lib/ccache.sh"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE= \
-  -DTENSORLEV_BUILD_TESTS=OFF -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_FUZZ=ON -DTENSORLEV_WARNINGS_AS_ERRORS=ON >/dev/null
+  -DTENSORLEV_BUILD_TESTS=OFF -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_FUZZ=ON -DTENSORLEV_WARNINGS_AS_ERRORS=ON \
+  ${launcher[@]+"${launcher[@]}"} >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=("fuzz_$h"); done
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
@@ -49,16 +52,32 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$build/artifacts"
-failed=()
-for h in "${harnesses[@]}"; do
-  corpus=$scratch/$h
+# The harnesses run side by side (each is one process on one core) when
+# the machine has a core for each; their logs are printed in order after.
+parallel=0
+(($(nproc) >= ${#harnesses[@]})) && parallel=1
+fuzz_one() {
+  local h=$1 corpus=$scratch/$1
   if [ -n "$corpus_out" ]; then corpus=$corpus_out/$h; fi
   mkdir -p "$corpus"
   cp -n "$root/tests/fuzz/corpus/$h/"* "$corpus/"
-  echo "--- fuzz_$h: ${limit[*]} on $(find "$corpus" -type f | wc -l) corpus files"
+  echo "--- fuzz_$h: ${limit[*]} on $(find "$corpus" -type f | wc -l) corpus files" >"$scratch/$h.head"
   # -timeout: one input running 10 s is a finding; -rss_limit_mb stays at its default (2048).
-  if ! nice -n 10 "$build/tests/fuzz/fuzz_$h" "${limit[@]}" -timeout=10 -print_final_stats=1 \
+  if nice -n 10 "$build/tests/fuzz/fuzz_$h" "${limit[@]}" -timeout=10 -print_final_stats=1 \
       -dict="$root/tests/fuzz/$h.dict" -artifact_prefix="$build/artifacts/$h-" "$corpus" 2>"$scratch/$h.log"; then
+    echo 0 >"$scratch/$h.rc"
+  else
+    echo 1 >"$scratch/$h.rc"
+  fi
+}
+for h in "${harnesses[@]}"; do
+  if ((parallel)); then fuzz_one "$h" & else fuzz_one "$h"; fi
+done
+wait
+failed=()
+for h in "${harnesses[@]}"; do
+  cat "$scratch/$h.head"
+  if [ "$(cat "$scratch/$h.rc" 2>/dev/null)" != 0 ]; then
     tail -n 60 "$scratch/$h.log"
     failed+=("$h")
   fi

@@ -19,10 +19,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/sanitize.sh
 . "$root/scripts/lib/sanitize.sh"
 set -- ${rest[@]+"${rest[@]}"}
+# shellcheck source=scripts/lib/ccache.sh
+. "$root/scripts/lib/ccache.sh"
 build=${1:-$root/build-kokkos4}
 kokkos=$("$root/scripts/build-kokkos.sh" --kokkos4 | tail -1)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" \
-  -DTENSORLEV_MPI=ON -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_WARNINGS_AS_ERRORS=ON "${san[@]}"
+  -DTENSORLEV_MPI=ON -DTENSORLEV_BUILD_EXAMPLES=OFF -DTENSORLEV_WARNINGS_AS_ERRORS=ON "${san[@]}" \
+  ${launcher[@]+"${launcher[@]}"}
 grep -q "Kokkos_DIR:PATH=$kokkos/" "$build/CMakeCache.txt" || { echo "not configured against $kokkos" >&2; exit 1; }
 # What touches Kokkos' API: Views as storage and dense operands, the host
 # executor (storage and dist tests run on it), the device launcher (the

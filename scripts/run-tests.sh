@@ -12,11 +12,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib/sanitize.sh
 . "$root/scripts/lib/sanitize.sh"
 set -- ${rest[@]+"${rest[@]}"}
+# shellcheck source=scripts/lib/ccache.sh
+. "$root/scripts/lib/ccache.sh"
 build=${1:-$root/build}
 shift || true
 # Kokkos with OpenMP for the parallel tests (built once, then reused).
 kokkos=$("$root/scripts/build-kokkos.sh" | tail -1)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTENSORLEV_KOKKOS=ON "-DKokkos_ROOT=$kokkos" -DTENSORLEV_MPI=ON \
-  "${san[@]}" "$@"
+  "${san[@]}" ${launcher[@]+"${launcher[@]}"} "$@"
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"

@@ -195,10 +195,16 @@ TEST(DeviceForm, SparseOutputPositionTypes) {
   };
   check([&](auto& out) { tltest::dev_compute(out(i, j), Ad(i, j) + 2.0 * Ad(i, j)); }, "A + 2A");
 
-  // SpGEMM (row accumulators) adopts its arrays the same way.
-  tl::compute(tl::serial, C(i, j), A(i, k) * A(k, j));
-  tltest::dev_compute(Cw(i, j), Ad(i, k) * Ad(k, j));
-  check([&](auto& out) { tltest::dev_compute(out(i, j), Ad(i, k) * Ad(k, j)); }, "A A");
+  // SpGEMM (row accumulators) adopts its arrays the same way: A times a
+  // permutation, 40000 products into 40000 entries (A A made 8 million
+  // products, most of this test's time under the sanitizers).
+  tl::coordinate_list<double, int> perm({200, 200});
+  for (int r = 0; r < 200; ++r) perm.push_back(std::array<int, 2>{r, (7 * r + 3) % 200}, 1.0 + r % 3);
+  const auto P = tl::pack<tl::csr>(perm);
+  const auto Pd = tltest::to_dev(P);
+  tl::compute(tl::serial, C(i, j), A(i, k) * P(k, j));
+  tltest::dev_compute(Cw(i, j), Ad(i, k) * Pd(k, j));
+  check([&](auto& out) { tltest::dev_compute(out(i, j), Ad(i, k) * Pd(k, j)); }, "A P");
 }
 
 #endif
