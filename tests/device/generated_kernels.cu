@@ -234,3 +234,46 @@ void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& 
   tl::scalar<double> s;
   tl::cg::run_device_form<false>(dev, s(), z(i) * A(i, j) * x(j));  // a scalar: partial sums
 }
+
+// Every other format the device form takes as an operand (the device-form
+// cases' formats, tests/codegen/device_cases.hpp), each in a row product, a
+// transposed (scattered) product and a scalar reduction: the formats' own
+// device code (their levels' iteration and locate, derived coordinates)
+// through this compiler. CI's Kokkos::Cuda compile runs the Kokkos launcher
+// on a few formats only (scripts/check-kokkos-cuda.sh).
+using hash_rows = tl::format<tl::levels<tl::dense<>, tl::hashed<>>>;
+template <class F>
+void run_matrix_format(const gpu_launcher& dev, const in<F>& A, const in<tl::dense_vector>& x,
+                       const in<tl::dense_vector>& z, out<tl::dense_vector>& y, out<tl::dense_vector>& yt) {
+  using namespace tl::indices;
+  tl::cg::run_device_form<false>(dev, y(i), A(i, j) * x(j) + z(i));
+  tl::cg::run_device_form<true>(dev, yt(j), A(i, j) * z(i));
+  tl::scalar<double> s;
+  tl::cg::run_device_form<false>(dev, s(), z(i) * A(i, j) * x(j));
+}
+template <class F>
+void run_order3_format(const gpu_launcher& dev, const in<F>& B, const in<tl::dense_row_major>& C,
+                       const in<tl::dense_row_major>& D, const in<tl::dense_vector>& x, out<tl::dense_row_major>& M,
+                       out<tl::dense_row_major>& N) {
+  using namespace tl::indices;
+  constexpr tl::index_var<'r'> r{};
+  tl::cg::run_device_form<false>(dev, M(i, r), B(i, k, l) * C(k, r) * D(l, r));  // MTTKRP
+  tl::cg::run_device_form<true>(dev, N(i, j), B(i, j, k) * x(k));               // TTV +=
+}
+void run_formats(const in<tl::coo_aos>& A1, const in<tl::dense_col_major>& A2, const in<hash_rows>& A3,
+                 const in<tl::dia>& A4, const in<tl::bcsr<2>>& A5, const in<tl::dense_row_major>& A6,
+                 const in<tl::coo_tensor<3>>& B1, const in<tl::dense_tensor<3>>& B2, const in<tl::mode_generic>& B3,
+                 const in<tl::dense_row_major>& C, const in<tl::dense_row_major>& D, const in<tl::dense_vector>& x,
+                 const in<tl::dense_vector>& z, out<tl::dense_vector>& y, out<tl::dense_vector>& yt,
+                 out<tl::dense_row_major>& M, out<tl::dense_row_major>& N) {
+  const gpu_launcher dev;
+  run_matrix_format(dev, A1, x, z, y, yt);
+  run_matrix_format(dev, A2, x, z, y, yt);
+  run_matrix_format(dev, A3, x, z, y, yt);
+  run_matrix_format(dev, A4, x, z, y, yt);
+  run_matrix_format(dev, A5, x, z, y, yt);
+  run_matrix_format(dev, A6, x, z, y, yt);
+  run_order3_format(dev, B1, C, D, x, M, N);
+  run_order3_format(dev, B2, C, D, x, M, N);
+  run_order3_format(dev, B3, C, D, x, M, N);
+}
