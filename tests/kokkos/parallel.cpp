@@ -1,5 +1,5 @@
 // The parallel cases on Kokkos' default host execution space (OpenMP in
-// CI), run by ctest with KOKKOS_NUM_THREADS=1 and 2.
+// CI), run by ctest with KOKKOS_NUM_THREADS=2.
 #include <Kokkos_Core.hpp>
 #include <cstdlib>
 
