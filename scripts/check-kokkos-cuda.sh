@@ -61,7 +61,8 @@ device_tests=OFF
 opt_args=()
 if ((run)); then
   device_tests=ON
-  opt_args=(-DTENSORLEV_DEVICE_TEST_OPT= -DTENSORLEV_DEVICE_TEST_API_SUBSET=OFF)
+  # Undo what a compile-only run leaves in the same build folder's cache.
+  opt_args=("-DCMAKE_CXX_FLAGS_RELEASE=-O3 -DNDEBUG" -DTENSORLEV_DEVICE_TEST_OPT= -DTENSORLEV_DEVICE_TEST_API_SUBSET=OFF)
 else
   # Compile only: nothing is run, so the host side is compiled at -O0
   # (CMAKE_CXX_FLAGS_RELEASE without -O3, the device tests' -O1 replaced)

@@ -76,7 +76,7 @@ done
 wait
 failed=()
 for h in "${harnesses[@]}"; do
-  cat "$scratch/$h.head"
+  cat "$scratch/$h.head" 2>/dev/null || echo "--- fuzz_$h: did not start (see above)"
   if [ "$(cat "$scratch/$h.rc" 2>/dev/null)" != 0 ]; then
     tail -n 60 "$scratch/$h.log"
     failed+=("$h")

@@ -32,6 +32,7 @@
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/view.hpp"
+#include "../support/format_lists.hpp"  // tltest::hash_rows
 
 namespace tl = tensorlev;
 
@@ -241,7 +242,7 @@ void run_all(const in<tl::csr>& A, const in<tl::coo>& Acoo, const in<tl::dcsr>& 
 // device code (their levels' iteration and locate, derived coordinates)
 // through this compiler. CI's Kokkos::Cuda compile runs the Kokkos launcher
 // on a few formats only (scripts/check-kokkos-cuda.sh).
-using hash_rows = tl::format<tl::levels<tl::dense<>, tl::hashed<>>>;
+using tltest::hash_rows;
 template <class F>
 void run_matrix_format(const gpu_launcher& dev, const in<F>& A, const in<tl::dense_vector>& x,
                        const in<tl::dense_vector>& z, out<tl::dense_vector>& y, out<tl::dense_vector>& yt) {
