@@ -149,9 +149,27 @@ struct workspace_output : append_output<S> {
     std::vector<V> vals;
     std::vector<std::array<I, 3>> edges;
   };
+  // The row's accumulator. Sorted rows (CSR): a dense row of values over
+  // the last output variable and a mark per coordinate, cleared entry by
+  // entry as the row is appended in coordinate order. Unsorted rows
+  // (csr_unsorted): position marks (docs/design.md, "Position marks"):
+  // where[x] - *base is x's slot in the row's values rv when where[x] >=
+  // *base, anything less otherwise; closing a row adds its count to *base,
+  // which makes every mark stale at once, and the row is appended from rv
+  // as it stands. Nothing is cleared, and a mark takes 4 bytes against 9.
+  static constexpr bool marks_positions = !S::D.acc[0].lev[last].ordered;
+  // A position mark: 32 bits where the index type has at most 32, restarted
+  // from zero before base could pass the type's maximum.
+  using mark_t = std::conditional_t<(sizeof(I) <= 4), std::uint32_t, std::uint64_t>;
   struct data : base::data {
     chunk_out* lout = nullptr;  // in a chunk: where the chunk's entries go
-    V* ws = nullptr;  // dense row over the last output variable
+    // Position marks (unsorted rows): *base lives in the row, since a
+    // chunk's state is a copy of the run's.
+    mark_t* where = nullptr;
+    mark_t* base = nullptr;
+    std::size_t rlen = 0;  // the row's length
+    V* rv = nullptr;       // the row's values, in the order first reached
+    V* ws = nullptr;  // sorted rows: dense row over the last output variable
     // Which row entries hold a coordinate. bool, not unsigned char: a
     // character store may alias anything, and the compiler then reloads
     // every pointer of the state after each one (SpGEMM ran 1.6x slower).
@@ -192,20 +210,53 @@ struct workspace_output : append_output<S> {
     std::unique_ptr<bool[]> mark;
     std::unique_ptr<I[]> touched;
     std::unique_ptr<I[]> spare;
+    std::unique_ptr<mark_t[]> where;  // zeros: below the first base
+    mark_t base = 1;
+    std::size_t len = 0;
+    std::unique_ptr<V[]> rv;
   };
   template <class St>
   static std::size_t row_length(const St& st) {
     return static_cast<std::size_t>(st.extent[S::var_index(S::D.acc[0].lev[last].var)]);
   }
   static row make_row(std::size_t n) {
-    return row{std::vector<V>(n, V{}), std::make_unique<bool[]>(n), std::make_unique_for_overwrite<I[]>(n),
-               std::make_unique_for_overwrite<I[]>(n)};
+    row r;
+    r.touched = std::make_unique_for_overwrite<I[]>(n);
+    if constexpr (marks_positions) {
+      r.where = std::make_unique<mark_t[]>(n);
+      r.len = n;
+      r.rv = std::make_unique_for_overwrite<V[]>(n);
+    } else {
+      r.ws.assign(n, V{});
+      r.mark = std::make_unique<bool[]>(n);
+      r.spare = std::make_unique_for_overwrite<I[]>(n);
+    }
+    return r;
   }
   template <class St>
   static void use_row(St& st, row& r) {
     st.out.ws = r.ws.data(), st.out.mark = r.mark.get(), st.out.touched = r.touched.get();
     st.out.spare = r.spare.get(), st.out.ntouched = 0;
+    st.out.where = r.where.get(), st.out.base = &r.base, st.out.rlen = r.len, st.out.rv = r.rv.get();
   }
+  // Position marks: ends the current row, every mark stale. base stays at
+  // most the mark type's maximum less the row's length, so that base + t
+  // fits.
+  template <class St>
+  static void close_row(St& st) {
+    mark_t& b = *st.out.base;
+    b += static_cast<mark_t>(st.out.ntouched);
+    st.out.ntouched = 0;
+    if (b > mark_limit || mark_limit - b < st.out.rlen) {
+      std::fill(st.out.where, st.out.where + st.out.rlen, mark_t{0});
+      b = 1;
+    }
+  }
+#ifdef TENSORLEV_TEST_MARK_LIMIT  // a test restarts the marks often
+  static constexpr mark_t mark_limit = TENSORLEV_TEST_MARK_LIMIT;
+#else
+  static constexpr mark_t mark_limit = std::numeric_limits<mark_t>::max();
+#endif
 
   TENSORLEV_HD_ANY_STORAGE
   template <class St, class Cs>
@@ -214,7 +265,18 @@ struct workspace_output : append_output<S> {
     if constexpr (device_builds) {
       if (st.out.dph != dphase::none) return device_emit(st, cs, c, value);
     }
-    if constexpr (base::host_assembled) {
+    if constexpr (base::host_assembled && marks_positions) {
+      const auto x = static_cast<std::size_t>(c);
+      const mark_t b = *st.out.base, m = st.out.where[x];
+      if (m >= b) {
+        st.out.rv[m - b] += value;
+      } else {
+        const std::size_t t = st.out.ntouched++;
+        st.out.where[x] = b + static_cast<mark_t>(t);
+        st.out.touched[t] = c;
+        st.out.rv[t] = value;
+      }
+    } else if constexpr (base::host_assembled) {
       const auto x = static_cast<std::size_t>(c);
       if (!st.out.mark[x]) {
         st.out.mark[x] = true;
@@ -335,6 +397,7 @@ struct workspace_output : append_output<S> {
     if constexpr (samples_rows) {
       if (st.out.ph == phase::count) {  // sampling: count the row's coordinates, clear it
         st.out.sampled += st.out.ntouched;
+        if constexpr (marks_positions) return close_row(st);
         for (std::size_t t = 0; t < st.out.ntouched; ++t) {
           const auto x = static_cast<std::size_t>(st.out.touched[t]);
           st.out.ws[x] = V{};
@@ -348,6 +411,24 @@ struct workspace_output : append_output<S> {
       if (st.out.numeric) return flush_numeric(st, parent);
     }
     const I begin = st.out.cnt;
+    if constexpr (marks_positions) {
+      for (std::size_t t = 0; t < st.out.ntouched; ++t) {
+        const I c = st.out.touched[t];
+        if (st.out.lout != nullptr)
+          st.out.lout->crd.push_back(c);
+        else
+          std::get<last>(*st.out.levels).append_coord(st.out.cnt, c);
+        st.out.vals->push_back(st.out.rv[t]);
+        ++st.out.cnt;
+      }
+      close_row(st);
+      if (st.out.cnt == begin) return;
+      if (st.out.lout != nullptr)
+        st.out.lout->edges.push_back({parent, begin, st.out.cnt});
+      else
+        std::get<last>(*st.out.levels).append_edges(parent, begin, st.out.cnt);
+      return;
+    }
     if constexpr (sorts_rows) order_touched(st);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
       const I c = st.out.touched[t];
@@ -391,6 +472,21 @@ struct workspace_output : append_output<S> {
     const auto e = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1]);
     bool same = e - b == st.out.ntouched;
     st.out.nchecked += e - b;
+    if constexpr (marks_positions) {
+      for (std::size_t q = b; q < e; ++q) {
+        const auto x = static_cast<std::size_t>(crd[q]);
+        if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)
+          same = false;
+        } else if (st.out.where[x] >= *st.out.base) {
+          st.out.nvals[q] = st.out.rv[st.out.where[x] - *st.out.base];
+          st.out.where[x] = 0;  // stale: a coordinate twice in the pattern does not match
+        } else {
+          same = false;
+        }
+      }
+      if (!same && st.out.nbad++ == 0) st.out.nbad_parent = parent;
+      return close_row(st);
+    }
     for (std::size_t q = b; q < e; ++q) {
       const auto x = static_cast<std::size_t>(crd[q]);
       if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)

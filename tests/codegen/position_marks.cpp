@@ -1,0 +1,113 @@
+// Position marks (the unsorted workspace rows of csr_unsorted outputs,
+// docs/design.md "Position marks") with the marks' limit lowered to 64
+// (TENSORLEV_TEST_MARK_LIMIT), so that the restart that a real run reaches
+// after 2^32 - n entries happens every few rows: SpGEMM, a sum through the
+// workspace, compute_numeric and a row-wise sum, serial and
+// chunked, against dense references, rows shorter and longer than the limit.
+#include "common.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+
+template <class FA, class FB>
+std::size_t product_case(int m, int n, int p, double f, bool chunked, std::mt19937_64& rng) {
+  auto A = random_operand<FA>(std::array<int, 2>{m, n}, f, rng);
+  auto B = random_operand<FB>(std::array<int, 2>{n, p}, f, rng);
+  auto reference = [&] {
+    std::vector<double> ref(static_cast<std::size_t>(m) * static_cast<std::size_t>(p), 0.0);
+    for (int r = 0; r < m; ++r)
+      for (int q = 0; q < n; ++q)
+        for (int c = 0; c < p; ++c)
+          ref[static_cast<std::size_t>(r * p + c)] += A.d[static_cast<std::size_t>(r * n + q)] * B.d[static_cast<std::size_t>(q * p + c)];
+    return ref;
+  };
+  const std::string what = "SpGEMM " + fname<FA>() + " x " + fname<FB>() + " -> csr_unsorted " + std::to_string(m) +
+                           "x" + std::to_string(n) + "x" + std::to_string(p) + (chunked ? " (chunked)" : "");
+  tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({m, p}));
+  if (chunked)
+    compute(chunked_serial_executor{}, C(i, j), A.t(i, k) * B.t(k, j));
+  else
+    C(i, j) = A.t(i, k) * B.t(k, j);
+  std::size_t bad = mismatches(C, reference(), what);
+  try {
+    validate(C);  // unique coordinates in every row
+  } catch (const tensorlev::error& e) {
+    ++bad, ADD_FAILURE() << what << ": " << e.what();
+  }
+  // Twice more into the same C (its arrays recycled, the marks of the
+  // previous run long stale), then the values alone.
+  C(i, j) = A.t(i, k) * B.t(k, j);
+  bad += mismatches(C, reference(), what + ", recomputed");
+  for (double& x : A.t.values()) x = 2.0 * x + 1.0;
+  A.d = to_dense(A.t);
+  if (chunked)
+    compute_numeric(chunked_serial_executor{}, C(i, j), A.t(i, k) * B.t(k, j));
+  else
+    compute_numeric(C(i, j), A.t(i, k) * B.t(k, j));
+  bad += mismatches(C, reference(), what + ", compute_numeric");
+  return bad;
+}
+
+TEST(PositionMarks, RestartsEveryFewRows) {
+  std::mt19937_64 rng(29);
+  std::size_t bad = 0;
+  for (const bool chunked : {false, true}) {
+    for (int m : {0, 1, 7, 60})
+      for (int p : {1, 5, 20, 31, 32, 33, 100})  // 100: rows longer than the limit restart every row
+        for (double f : {0.1, 0.5, 1.0}) bad += product_case<csr, csr>(m, 6, p, f, chunked, rng);
+    bad += product_case<coo, dcsr>(80, 40, 25, 0.2, chunked, rng);
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(PositionMarks, SumThroughTheWorkspace) {
+  std::mt19937_64 rng(31);
+  std::size_t bad = 0;
+  for (int n : {1, 20, 100}) {
+    // A row-wise sum through the workspace.
+    auto A = random_operand<csr>(std::array<int, 2>{40, n}, 0.3, rng);
+    auto B = random_operand<dcsr>(std::array<int, 2>{40, n}, 0.3, rng);
+    tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({40, n}));
+    compute(C(i, j), A.t(i, j) - B.t(i, j), precompute(j));
+    std::vector<double> ref(A.d.size());
+    for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = A.d[x] - B.d[x];
+    bad += mismatches(C, ref, "A - B -> csr_unsorted, n = " + std::to_string(n));
+  }
+  EXPECT_EQ(bad, 0u);
+}
+// compute_numeric into a pattern whose row names one coordinate twice in
+// place of another of the product's (as many entries as the product's
+// row, each of them reached): the run must report the row, not write the
+// duplicate twice and drop the other value. Both accumulators: position
+// marks (csr_unsorted) and the dense row (csr).
+template <class FC>
+std::size_t duplicate_case(std::mt19937_64& rng) {
+  auto A = random_operand<csr>(std::array<int, 2>{6, 8}, 1.0, rng);  // full: so is every row of the product
+  auto B = random_operand<csr>(std::array<int, 2>{8, 5}, 1.0, rng);
+  tensor<double, FC> C = pack<FC>(coordinate_list<double, int>({6, 5}));
+  C(i, j) = A.t(i, k) * B.t(k, j);
+  using T = tensor<double, FC>;
+  using L1 = std::tuple_element_t<1, typename T::level_tuple>;
+  const auto& l1 = std::get<1>(C.levels());
+  std::vector<int> pos(l1.pos().begin(), l1.pos().end()), crd(l1.crd().begin(), l1.crd().end());
+  crd[static_cast<std::size_t>(pos[2]) + 1] = crd[static_cast<std::size_t>(pos[2])];  // row 2: a coordinate twice
+  T D({6, 5}, typename T::level_tuple{std::get<0>(C.levels()), L1(5, std::move(pos), std::move(crd))},
+      std::vector<double>(C.values().begin(), C.values().end()));
+  try {
+    compute_numeric(D(i, j), A.t(i, k) * B.t(k, j));
+  } catch (const tensorlev::error& e) {
+    if (std::string(e.what()).find("differs from the output's in 1 row(s), the first at position 2") != std::string::npos)
+      return 0;
+    ADD_FAILURE() << fname<FC>() << ": " << e.what();
+    return 1;
+  }
+  ADD_FAILURE() << fname<FC>() << ": a pattern with a coordinate twice was taken";
+  return 1;
+}
+
+TEST(PositionMarks, PatternWithACoordinateTwice) {
+  std::mt19937_64 rng(37);
+  EXPECT_EQ(duplicate_case<csr_unsorted>(rng) + duplicate_case<csr>(rng), 0u);
+}
+}  // namespace
