@@ -342,13 +342,13 @@ TEST(CodegenSparseOut, SpGEMM) {
 
 // Rows of 24, 72 and 144 coordinates spread over 250 to 120000 columns:
 // put in order by a scan of the marks, a radix sort of two byte passes
-// (72 and 144 over 6000 columns) or three (144 over 120000), or std::sort
-// (24 anywhere, 72 over 120000). Reference: the triplets multiplied row by row into
+// (72 and 144 over 6000 and 40000 columns) or three (144 over 120000), or
+// std::sort (24 anywhere, 72 over 120000). Reference: the triplets multiplied row by row into
 // ordered maps, independently of the packed arrays.
 TEST(CodegenSparseOut, SpGEMMRowsOrderedByRadixSort) {
   std::mt19937_64 rng(44);
   std::size_t bad = 0;
-  for (const int p : {250, 6000, 120000})
+  for (const int p : {250, 6000, 40000, 120000})
     for (const int per_row : {4, 12, 24}) {
       const int m = 40, n = 50;
       coordinate_list<double, int> a({m, n}), b({n, p});

@@ -89,6 +89,19 @@ class compressed_level {
   {
     detail::put_at(crd_, p, static_cast<crd_type>(i));
   }
+  /// append_coord(p + t, c[t]) for t in [0, n), in one resize.
+  void append_coords(I p, const I* c, std::size_t n)
+    requires S::growable
+  {
+    const auto up = static_cast<std::size_t>(p);
+    if (up != crd_.size()) {
+      for (std::size_t t = 0; t < n; ++t) append_coord(p + static_cast<I>(t), c[t]);
+      return;
+    }
+    crd_.resize(up + n);
+    crd_type* out = crd_.data() + up;
+    for (std::size_t t = 0; t < n; ++t) out[t] = static_cast<crd_type>(c[t]);
+  }
   void append_coord_at(I p, I i) noexcept
     requires S::growable
   {

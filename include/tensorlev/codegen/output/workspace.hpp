@@ -51,6 +51,32 @@
 
 #include "append.hpp"
 
+namespace tensorlev::detail {
+// A Gustavson workspace row (workspace_output): the dense row and its
+// marks (sorted rows) or position marks and the row's values (unsorted
+// rows, Positions), the touched coordinates, the radix sort's buffer.
+template <class I, class V, class M, bool Positions>
+struct ws_row {
+  std::size_t len = 0;
+  std::unique_ptr<I[]> touched;
+  std::vector<V> ws;
+  std::unique_ptr<bool[]> mark;
+  std::unique_ptr<I[]> spare;
+  std::unique_ptr<M[]> where;  // zeros: below the first base
+  M base = 1;
+  std::unique_ptr<V[]> rv;
+};
+// The row a thread keeps between one-thread runs, per row type: at most
+// kept_row_max coordinates long (16 MiB for position marks over doubles
+// and 32-bit indices), freed when the thread ends.
+inline constexpr std::size_t kept_row_max = std::size_t{1} << 20;
+template <class Row>
+Row& kept_ws_row() {
+  thread_local Row r;
+  return r;
+}
+}  // namespace tensorlev::detail
+
 namespace tensorlev::cg {
 
 // Device form, step 2: a row's slots from its products a[r] (see the
@@ -204,27 +230,17 @@ struct workspace_output : append_output<S> {
     V* tvals = nullptr;
     std::uint64_t len = 0;
   };
-  // A row, one per concurrent chunk.
-  struct row {
-    std::vector<V> ws;
-    std::unique_ptr<bool[]> mark;
-    std::unique_ptr<I[]> touched;
-    std::unique_ptr<I[]> spare;
-    std::unique_ptr<mark_t[]> where;  // zeros: below the first base
-    mark_t base = 1;
-    std::size_t len = 0;
-    std::unique_ptr<V[]> rv;
-  };
+  using row = detail::ws_row<I, V, mark_t, marks_positions>;
   template <class St>
   static std::size_t row_length(const St& st) {
     return static_cast<std::size_t>(st.extent[S::var_index(S::D.acc[0].lev[last].var)]);
   }
   static row make_row(std::size_t n) {
     row r;
+    r.len = n;
     r.touched = std::make_unique_for_overwrite<I[]>(n);
     if constexpr (marks_positions) {
       r.where = std::make_unique<mark_t[]>(n);
-      r.len = n;
       r.rv = std::make_unique_for_overwrite<V[]>(n);
     } else {
       r.ws.assign(n, V{});
@@ -232,6 +248,18 @@ struct workspace_output : append_output<S> {
       r.spare = std::make_unique_for_overwrite<I[]>(n);
     }
     return r;
+  }
+  // A one-thread run's row: the one this thread kept from an earlier run
+  // when it is long enough (docs/design.md, "Kept rows"), else a new one.
+  // A run that ends normally leaves its row clear (every row flushed) and
+  // gives it back with keep_row; one that throws destroys it.
+  static row take_row(std::size_t n) {
+    row& kept = detail::kept_ws_row<row>();
+    if (kept.touched != nullptr && kept.len >= n) return std::exchange(kept, row{});
+    return make_row(n);
+  }
+  static void keep_row(row&& r) noexcept {
+    if (r.len <= detail::kept_row_max) detail::kept_ws_row<row>() = std::move(r);
   }
   template <class St>
   static void use_row(St& st, row& r) {
@@ -389,6 +417,17 @@ struct workspace_output : append_output<S> {
     }
   }
 
+  // Appends coordinates c[0, n) at positions p, p + 1, ... of level l: in
+  // one call where the level offers it (compressed levels), else one by one.
+  template <class L>
+  static void append_coords(L& l, I p, const I* c, std::size_t n) {
+    if constexpr (requires { l.append_coords(p, c, n); }) {
+      l.append_coords(p, c, n);
+    } else {
+      for (std::size_t t = 0; t < n; ++t) l.append_coord(p + static_cast<I>(t), c[t]);
+    }
+  }
+
   // Appends the row's coordinates in order under the dense prefix's
   // current position (to the chunk's entries in a parallel run), and
   // clears it. While sampling: counts them, and clears the row.
@@ -411,16 +450,15 @@ struct workspace_output : append_output<S> {
       if (st.out.numeric) return flush_numeric(st, parent);
     }
     const I begin = st.out.cnt;
-    if constexpr (marks_positions) {
-      for (std::size_t t = 0; t < st.out.ntouched; ++t) {
-        const I c = st.out.touched[t];
-        if (st.out.lout != nullptr)
-          st.out.lout->crd.push_back(c);
-        else
-          std::get<last>(*st.out.levels).append_coord(st.out.cnt, c);
-        st.out.vals->push_back(st.out.rv[t]);
-        ++st.out.cnt;
-      }
+    if constexpr (marks_positions) {  // the row as it stands, in bulk
+      const std::size_t nt = st.out.ntouched;
+      const I* tc = st.out.touched;
+      if (st.out.lout != nullptr)
+        st.out.lout->crd.insert(st.out.lout->crd.end(), tc, tc + nt);
+      else
+        append_coords(std::get<last>(*st.out.levels), st.out.cnt, tc, nt);
+      st.out.vals->insert(st.out.vals->end(), st.out.rv, st.out.rv + nt);
+      st.out.cnt += static_cast<I>(nt);
       close_row(st);
       if (st.out.cnt == begin) return;
       if (st.out.lout != nullptr)
@@ -585,12 +623,13 @@ struct workspace_output : append_output<S> {
       }
     }
     if (!chunked) {
-      row r = make_row(st.out.nlen);
+      row r = take_row(st.out.nlen);
       use_row(st, r);
       V unused{};
       K::template loop<0, 0>(st, cs, unused);
       if constexpr (S::O.ws_open < 0) flush(st, I(0));
       bad = st.out.nbad, first_bad = st.out.nbad_parent, covered = st.out.nchecked;
+      keep_row(std::move(r));
     }
     // Rows the loops never reached (an operand's row that emptied: loop 0
     // walks a compressed level) flush nothing; their pattern entries would
@@ -704,7 +743,7 @@ struct workspace_output : append_output<S> {
       if constexpr (base::par == par_kind::append) {
         if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
       }
-      row r = make_row(row_length(st));
+      row r = take_row(row_length(st));
       use_row(st, r);
       I capacity = I(0);
       if constexpr (samples_rows) capacity = sampled_capacity<K>(st, cs, ex, parent_size);
@@ -713,6 +752,7 @@ struct workspace_output : append_output<S> {
       V unused{};
       K::template loop<0, 0>(st, cs, unused);
       if constexpr (S::O.ws_open < 0) flush(st, I(0));
+      keep_row(std::move(r));
       return st.out.cnt;
     }();
     std::get<last>(lv).append_finalize(parent_size, total);
