@@ -341,9 +341,9 @@ TEST(CodegenSparseOut, SpGEMM) {
 }
 
 // Rows of 24, 72 and 144 coordinates spread over 250 to 120000 columns:
-// put in order by a scan of the marks, a radix sort of two byte passes
-// (72 and 144 over 6000 and 40000 columns) or three (144 over 120000), or
-// std::sort (24 anywhere, 72 over 120000). Reference: the triplets multiplied row by row into
+// put in order by a scan of the marks, a bitmap (72 and 144 over 6000
+// columns), a radix sort of two byte passes (72 and 144 over 40000) or
+// three (144 over 120000), or std::sort (24 anywhere, 72 over 120000). Reference: the triplets multiplied row by row into
 // ordered maps, independently of the packed arrays.
 TEST(CodegenSparseOut, SpGEMMRowsOrderedByRadixSort) {
   std::mt19937_64 rng(44);
