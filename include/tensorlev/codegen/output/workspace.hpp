@@ -69,7 +69,10 @@ struct ws_row {
 };
 // The row a thread keeps between one-thread runs, per row type: at most
 // kept_row_max coordinates long (16 MiB for position marks over doubles
-// and 32-bit indices), freed when the thread ends.
+// and 32-bit indices; the bytes grow with the value type), freed when the
+// thread ends. (A product run from a static object's destructor after
+// the main thread's thread_local objects are gone would touch a destroyed
+// slot: not supported.)
 inline constexpr std::size_t kept_row_max = std::size_t{1} << 20;
 template <class Row>
 Row& kept_ws_row() {
@@ -187,7 +190,11 @@ struct workspace_output : append_output<S> {
   static constexpr bool marks_positions = !S::D.acc[0].lev[last].ordered;
   // A position mark: 32 bits where the index type has at most 32, restarted
   // from zero before base could pass the type's maximum.
+#ifdef TENSORLEV_TEST_MARK_TYPE  // a test narrows the marks so that they restart every few rows
+  using mark_t = TENSORLEV_TEST_MARK_TYPE;
+#else
   using mark_t = std::conditional_t<(sizeof(I) <= 4), std::uint32_t, std::uint64_t>;
+#endif
   struct data : base::data {
     chunk_out* lout = nullptr;  // in a chunk: where the chunk's entries go
     // Position marks (unsorted rows): *base lives in the row, since a
@@ -278,16 +285,12 @@ struct workspace_output : append_output<S> {
     mark_t& b = *st.out.base;
     b += static_cast<mark_t>(st.out.ntouched);
     st.out.ntouched = 0;
-    if (b > mark_limit || mark_limit - b < st.out.rlen) {
+    if (b > mark_limit || static_cast<std::size_t>(mark_limit - b) < st.out.rlen) {
       std::fill(st.out.where, st.out.where + st.out.rlen, mark_t{0});
       b = 1;
     }
   }
-#ifdef TENSORLEV_TEST_MARK_LIMIT  // a test restarts the marks often
-  static constexpr mark_t mark_limit = TENSORLEV_TEST_MARK_LIMIT;
-#else
   static constexpr mark_t mark_limit = std::numeric_limits<mark_t>::max();
-#endif
 
   TENSORLEV_HD_ANY_STORAGE
   template <class St, class Cs>
@@ -303,7 +306,7 @@ struct workspace_output : append_output<S> {
         st.out.rv[m - b] += value;
       } else {
         const std::size_t t = st.out.ntouched++;
-        st.out.where[x] = b + static_cast<mark_t>(t);
+        st.out.where[x] = static_cast<mark_t>(b + static_cast<mark_t>(t));
         st.out.touched[t] = c;
         st.out.rv[t] = value;
       }
