@@ -57,8 +57,9 @@ TEST(PositionMarks, RestartsEveryFewRows) {
   std::size_t bad = 0;
   for (const bool chunked : {false, true}) {
     for (int m : {0, 1, 7, 60})
-      for (int p : {1, 5, 20, 31, 32, 33, 100, 200})  // 200: a restart after every row
-        for (double f : {0.1, 0.5, 1.0}) bad += product_case<csr, csr>(m, 6, p, f, chunked, rng);
+      for (int n : {0, 1, 6})
+        for (int p : {0, 1, 5, 20, 31, 32, 33, 100, 200})  // 200: a restart after every row
+          for (double f : {0.1, 0.5, 1.0}) bad += product_case<csr, csr>(m, n, p, f, chunked, rng);
     bad += product_case<coo, dcsr>(80, 40, 25, 0.2, chunked, rng);
   }
   EXPECT_EQ(bad, 0u);

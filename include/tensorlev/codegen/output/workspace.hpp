@@ -491,12 +491,7 @@ struct workspace_output : append_output<S> {
       st.out.vals->insert(st.out.vals->end(), st.out.rv, st.out.rv + nt);
       st.out.cnt += static_cast<I>(nt);
       close_row(st);
-      if (st.out.cnt == begin) return;
-      if (st.out.lout != nullptr)
-        st.out.lout->edges.push_back({parent, begin, st.out.cnt});
-      else
-        std::get<last>(*st.out.levels).append_edges(parent, begin, st.out.cnt);
-      return;
+      return end_segment(st, parent, begin);
     }
     if constexpr (sorts_rows) order_touched(st);
     for (std::size_t t = 0; t < st.out.ntouched; ++t) {
@@ -512,6 +507,12 @@ struct workspace_output : append_output<S> {
       ++st.out.cnt;
     }
     st.out.ntouched = 0;
+    end_segment(st, parent, begin);
+  }
+  // The parent's segment [begin, cnt) of the last level, unless empty (to
+  // the chunk's segments in a parallel run).
+  template <class St>
+  static void end_segment(St& st, I parent, I begin) {
     if (st.out.cnt == begin) return;
     if (st.out.lout != nullptr)
       st.out.lout->edges.push_back({parent, begin, st.out.cnt});
