@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tensorlev/codegen.hpp"
+#include "tensorlev/execution.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/view.hpp"
 #include "../support/format_lists.hpp"  // tltest::hash_rows
@@ -277,4 +278,19 @@ void run_formats(const in<tl::coo_aos>& A1, const in<tl::dense_col_major>& A2, c
   run_order3_format(dev, B1, C, D, x, M, N);
   run_order3_format(dev, B2, C, D, x, M, N);
   run_order3_format(dev, B3, C, D, x, M, N);
+}
+
+// Host statements on owning tensors in a translation unit the device
+// compiler builds, as a user's file built with nvcc_wrapper: the kernel's
+// host/device members instantiated with outputs whose host form calls
+// host-only level code (CSR from CSC operands: a sorted stream; an order-3
+// COO sum: assembled into host levels) must compile without a warning.
+// The explorer's k_add and k_tensor_elementwise units met both when they
+// were first built for a GPU run.
+void host_statements(const tl::tensor<double, tl::csc>& A, const tl::tensor<double, tl::csc>& B,
+                     tl::tensor<double, tl::csr>& C, const tl::tensor<double, tl::coo_tensor<3>>& X,
+                     const tl::tensor<double, tl::coo_tensor<3>>& Y, tl::tensor<double, tl::coo_tensor<3>>& Z) {
+  using namespace tl::indices;
+  tl::compute(tl::serial, C(i, j), A(i, j) + B(i, j));
+  tl::compute(tl::serial, Z(i, j, k), X(i, j, k) + Y(i, j, k));
 }

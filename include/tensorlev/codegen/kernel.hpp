@@ -407,6 +407,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   // Loop Dp. At the precompute depth, every top-level term runs its own
   // loops (the others marked absent), scattering into the workspace.
+  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop(state& st, const cursor& cs, V& tgt) {
     if constexpr (static_cast<int>(Dp) == O.scatter) {
@@ -535,6 +536,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop_nest(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
@@ -889,6 +891,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt, [[maybe_unused]] I i) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));

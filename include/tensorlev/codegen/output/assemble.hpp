@@ -157,6 +157,21 @@ struct assemble_output : level_output<S> {
     if (st.out.chunks != nullptr) st.out.as = st.out.chunks + c;
   }
 
+  // Level k's coordinate c at position q, below parent, into the host
+  // levels. Out of emit's lambda, which nvcc's pragma does not reach: its
+  // host-only level calls are never made on a device (on_device returns
+  // before them there).
+  TENSORLEV_HD_ANY_STORAGE
+  template <std::size_t k, class St>
+  TENSORLEV_HOST_DEVICE static void host_append(St& st, const assembly& as, I q, I c, I parent) {
+    auto& lvl = std::get<k>(*st.out.levels);
+    if constexpr (sized)
+      lvl.append_coord_at(q, c);
+    else
+      lvl.append_coord(q, c);
+    if (k != prefix || !as.shared_root) lvl.append_edges(parent, as.begin[k], q + 1);
+  }
+
   // An entry equal to the previous one adds to it.
   TENSORLEV_HD_ANY_STORAGE
   template <class St, class Cs>
@@ -220,14 +235,7 @@ struct assemble_output : level_output<S> {
                 return;
               }
             }
-            if constexpr (host_assembled) {
-              auto& lvl = std::get<k>(*st.out.levels);
-              if constexpr (sized)
-                lvl.append_coord_at(q, c);
-              else
-                lvl.append_coord(q, c);
-              if (k != prefix || !as.shared_root) lvl.append_edges(parent, as.begin[k], q + 1);
-            }
+            if constexpr (host_assembled) host_append<k>(st, as, q, c, parent);
           }(),
           ...);
     }(std::make_index_sequence<L - prefix>{});
