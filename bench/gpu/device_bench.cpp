@@ -45,8 +45,12 @@ struct input {
   dev_vec x, y;
   double nnz, rows, cols;
   bool spgemm = true;  // cuSPARSE's product of A with itself is run
-  bool checked = false;       // tensorlev's product was compared with the serial one
-  bool spmv_checked = false;  // and its SpMV
+  // tensorlev's SpMV and product, compared once with the serial ones on
+  // the host (the first call); what differed, reported by every later
+  // call too (Google Benchmark's aggregates leave out runs with an error,
+  // so an error in one repetition alone would not show).
+  bool spmv_checked = false, spgemm_checked = false;
+  std::string spmv_error, spgemm_error;
 };
 
 std::vector<std::shared_ptr<input>>& inputs() {
@@ -86,6 +90,7 @@ void copy_bandwidth(benchmark::State& state) {
       benchmark::Counter(2.0 * static_cast<double>(n * sizeof(double)), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+std::string spmv_difference(const input& in);
 void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   const tensorlev::kokkos_executor<space> ex;
   for (auto _ : state) {
@@ -95,12 +100,20 @@ void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   state.counters["bytes_per_second"] =
       benchmark::Counter(spmv_bytes(*in), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["nnz"] = in->nnz;
-  if (in->spmv_checked) return;  // once per input, as the product below
-  in->spmv_checked = true;
-  const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in->A));
-  const auto x = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in->x));
-  const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in->y));
-  tensorlev::tensor<double, tensorlev::dense_vector> want({static_cast<int>(in->rows)});
+  if (!in->spmv_checked) {
+    in->spmv_checked = true;
+    in->spmv_error = spmv_difference(*in);
+  }
+  if (!in->spmv_error.empty()) state.SkipWithError(in->spmv_error.c_str());
+}
+
+// Where the device form's y differs from the serial SpMV on the host ("" if
+// nowhere).
+std::string spmv_difference(const input& in) {
+  const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.A));
+  const auto x = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.x));
+  const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.y));
+  tensorlev::tensor<double, tensorlev::dense_vector> want({static_cast<int>(in.rows)});
   tensorlev::compute(tensorlev::serial, want(i), A(i, j) * x(j));
   // Row r's tolerance scales with sum |A(r,j) x(j)|, not |y(r)|: nvcc
   // contracts a * b + c into fused multiply-adds, so rows whose terms cancel
@@ -111,11 +124,10 @@ void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
     double bound = 0;
     for (auto p = pos[r]; p < pos[r + 1]; ++p)
       bound += std::abs(A.values()[static_cast<std::size_t>(p)] * x.values()[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])]);
-    if (std::abs(got.values()[r] - want.values()[r]) > 1e-12 * bound) {
-      state.SkipWithError(("the device form's y = A x differs from the serial one at row " + std::to_string(r)).c_str());
-      break;
-    }
+    if (!(std::abs(got.values()[r] - want.values()[r]) <= 1e-12 * bound))  // NaN differs too
+      return "the device form's y = A x differs from the serial one at row " + std::to_string(r);
   }
+  return {};
 }
 
 struct cusparse_csr {
@@ -163,10 +175,10 @@ void spmv_cusparse(benchmark::State& state, std::shared_ptr<input> in) {
   state.counters["nnz"] = in->nnz;
 }
 
+std::string spgemm_difference(const input& in, const dev_csr& C);
 // C = A * A in the device form (an accumulator per row sized by the row's
 // products; the CSR result allocated in device memory), every launch and
-// allocation timed. Checked once against the serial product on the host:
-// the same pattern, values equal to a relative 1e-12.
+// allocation timed. Checked once against the serial product on the host.
 void spgemm_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   const tensorlev::kokkos_executor<space> ex;
   const tensorlev::coordinate_list<double, int> empty({static_cast<int>(in->rows), static_cast<int>(in->cols)});
@@ -178,18 +190,33 @@ void spgemm_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   // Google Benchmark calls this once per repetition and while it sizes the
   // iteration count; the serial product (seconds on the stencil) once.
   state.counters["nnz_C"] = static_cast<double>(C.values().size());
-  if (in->checked) return;
-  in->checked = true;
-  const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in->A));
-  host_csr want = tensorlev::pack<tensorlev::csr>(empty);
+  if (!in->spgemm_checked) {
+    in->spgemm_checked = true;
+    in->spgemm_error = spgemm_difference(*in, C);
+  }
+  if (!in->spgemm_error.empty()) state.SkipWithError(in->spgemm_error.c_str());
+}
+
+// Where the device form's C = A A differs from the serial product on the
+// host ("" if nowhere): the same pattern, each value within 1e-12 of the
+// same entry of |A| |A| (the bound on a sum's rounding, FMAs or not).
+std::string spgemm_difference(const input& in, const dev_csr& C) {
+  const tensorlev::coordinate_list<double, int> empty({static_cast<int>(in.rows), static_cast<int>(in.cols)});
+  const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.A));
+  auto absA = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.A));  // arrays of its own
+  for (auto& v : absA.values()) v = std::abs(v);
+  host_csr want = tensorlev::pack<tensorlev::csr>(empty), bound = tensorlev::pack<tensorlev::csr>(empty);
   tensorlev::compute(tensorlev::serial, want(i, j), A(i, k) * A(k, j));
+  tensorlev::compute(tensorlev::serial, bound(i, j), absA(i, k) * absA(k, j));
   const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(C));
-  bool same = std::ranges::equal(got.level<1>().pos(), want.level<1>().pos()) &&
-              std::ranges::equal(got.level<1>().crd(), want.level<1>().crd()) &&
-              got.values().size() == want.values().size();
-  for (std::size_t p = 0; same && p < want.values().size(); ++p)
-    same = std::abs(got.values()[p] - want.values()[p]) <= 1e-12 * std::abs(want.values()[p]);
-  if (!same) state.SkipWithError("the device form's C = A A differs from the serial product");
+  if (!std::ranges::equal(got.level<1>().pos(), want.level<1>().pos()) ||
+      !std::ranges::equal(got.level<1>().crd(), want.level<1>().crd()) ||
+      !std::ranges::equal(bound.level<1>().crd(), want.level<1>().crd()))
+    return "the device form's C = A A has another pattern than the serial product";
+  for (std::size_t p = 0; p < want.values().size(); ++p)
+    if (!(std::abs(got.values()[p] - want.values()[p]) <= 1e-12 * bound.values()[p]))  // NaN differs too
+      return "the device form's C = A A differs from the serial product at entry " + std::to_string(p);
+  return {};
 }
 
 // C = A * A with cuSPARSE's SpGEMM (work estimation, compute, copy into C's
@@ -209,12 +236,22 @@ void spgemm_cusparse_run(benchmark::State& state, const std::shared_ptr<input>& 
   const double alpha = 1.0, beta = 0.0;
   const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
   double nnz_c = 0;
-  for (auto _ : state) {
+  // C's descriptors, destroyed also when a call throws.
+  struct product {
     cusparseSpMatDescr_t C{};
+    cusparseSpGEMMDescr_t d{};
+    ~product() {
+      if (d != nullptr) cusparseSpGEMM_destroyDescr(d);
+      if (C != nullptr) cusparseDestroySpMat(C);
+    }
+  };
+  for (auto _ : state) {
+    product pr;
+    cusparseSpMatDescr_t& C = pr.C;
     check(cusparseCreateCsr(&C, static_cast<int64_t>(in->rows), static_cast<int64_t>(in->cols), 0, nullptr, nullptr,
                             nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
           "cusparseCreateCsr C");
-    cusparseSpGEMMDescr_t d{};
+    cusparseSpGEMMDescr_t& d = pr.d;
     check(cusparseSpGEMM_createDescr(&d), "cusparseSpGEMM_createDescr");
     std::size_t s1 = 0, s2 = 0;
     check(cusparseSpGEMM_workEstimation(a.h, op, op, &alpha, a.A, a.A, &beta, C, CUDA_R_64F, CUSPARSE_SPGEMM_DEFAULT,
@@ -240,8 +277,6 @@ void spgemm_cusparse_run(benchmark::State& state, const std::shared_ptr<input>& 
           "cusparseSpGEMM_copy");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     nnz_c = static_cast<double>(nnz);
-    cusparseSpGEMM_destroyDescr(d);
-    cusparseDestroySpMat(C);
   }
   state.counters["nnz_C"] = nnz_c;
 }

@@ -10,14 +10,16 @@
 #       test_kokkos_device_cuda_{0,1,2}, bench_gpu (bench/gpu/device_bench.cpp)
 #       and tl-explore built with nvcc_wrapper in build-gpu/, copied
 #       stripped into gpu-inputs/prebuilt/ with the shared libraries they
-#       need that a CUDA image lacks (Google Benchmark's), and the bench
+#       need that a CUDA image may lack (Google Benchmark's, the CUDA
+#       runtime), and the bench
 #       matrices as one xz archive (the device tool carries 64 MiB).
 #       TENSORLEV_GPU_EXPLORE=0 leaves the explorer out (its 23 translation
 #       units through nvcc are most of the build).
 #   bash bench/gpu/prebuilt.sh run     there, with the device tool, carry
 #       ["gpu-inputs/prebuilt"]: the device tests, the benchmark against
 #       cuSPARSE and tl-explore --device on the matrices, each step under its
-#       own time limit, and the device tests again under compute-sanitizer's
+#       own time limit and all by a deadline (TL_GPU_DEADLINE, 540 s), and
+#       the device tests again under compute-sanitizer's
 #       memcheck (TL_GPU_MEMCHECK=0 leaves it out); logs and JSON packed into $OUT/results.tar.gz.
 #       Exit status 1 if a step failed (the others still run).
 set -uo pipefail
@@ -47,9 +49,12 @@ build() {
   [ "${TENSORLEV_GPU_EXPLORE:-1}" = 0 ] || bins+=("$build/examples/explore/tl-explore")
   for b in "${bins[@]}"; do
     strip -o "$pre/$(basename "$b")" "$b"
-    # Libraries outside the C/C++ runtime and CUDA (which the GPU image has).
-    ldd "$b" | awk '$3 ~ /^\// {print $3}' | grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libdl|libpthread|librt|libcuda|libcusparse|libnvJitLink)[.-]' |
+    # Libraries outside the C/C++ runtime, the CUDA driver and cuSPARSE
+    # (which the GPU image has): Google Benchmark's and the CUDA runtime.
+    ldd "$b" | awk '$3 ~ /^\// {print $3}' | { grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux|libdl|libpthread|librt|libcuda|libcusparse|libnvJitLink)[.-]' || true; } |
       while read -r lib; do cp -L "$lib" "$pre/lib/"; done
+    # The driver library is the GPU machine's; anything else missing here is not carried.
+    ldd "$b" | grep 'not found' | grep -v 'libcuda[.]so' | sed "s|^|prebuilt.sh: $(basename "$b") needs|" >&2 || true
   done
   local matrices
   matrices=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
@@ -64,6 +69,14 @@ build() {
 step() {
   local name=$1 limit=$2
   shift 2
+  # Every step also ends by the run's deadline (TL_GPU_DEADLINE seconds
+  # after it began, 540 by default: inside the device tool's 600 a call).
+  local left=$((deadline - SECONDS))
+  if ((left < 10)); then
+    echo "== $name: skipped (the run's deadline is reached)"
+    return 1
+  fi
+  ((limit <= left)) || limit=$left
   echo "== $name (limit ${limit} s)"
   local t0=$SECONDS
   timeout "$limit" "$@" >"$res/$name.txt" 2>&1
@@ -77,6 +90,7 @@ step() {
 run() {
   [ -x "$pre/test_kokkos_device_cuda_0" ] || { echo "prebuilt.sh: no $pre (run 'prebuilt.sh build' first)" >&2; exit 1; }
   OUT=${OUT:-$pre/results}
+  deadline=$((SECONDS + ${TL_GPU_DEADLINE:-540}))
   res=$(mktemp -d)
   mkdir -p "$OUT"
   export LD_LIBRARY_PATH=$pre/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} PATH=$PATH:/usr/local/cuda/bin

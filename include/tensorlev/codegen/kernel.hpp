@@ -405,9 +405,19 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   // ---- loops ----------------------------------------------------------------
 
+  // The output's emit, from the host/device loops below. Some outputs' emit
+  // is host-only (a sorted stream: a host list; insert: host levels), and
+  // those never run on a device (the device form rejects them); nvcc's
+  // check that a host/device function calls no host function is turned off
+  // for this call alone, so the loops keep it.
+  TENSORLEV_HD_ANY_STORAGE
+  template <class Cs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void to_output(state& st, const Cs& cs, const V& value) {
+    output::emit(st, cs, value);
+  }
+
   // Loop Dp. At the precompute depth, every top-level term runs its own
   // loops (the others marked absent), scattering into the workspace.
-  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop(state& st, const cursor& cs, V& tgt) {
     if constexpr (static_cast<int>(Dp) == O.scatter) {
@@ -475,7 +485,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     for (I l = 0; l < B; ++l) {
       cursor at = cs;
       at.pos[0] = level_of<0, 0>(st).locate(I(0), anc<0, 0>(st), static_cast<I>(base + l)).pos;
-      output::emit(st, at, w[static_cast<std::size_t>(l)]);
+      to_output(st, at, w[static_cast<std::size_t>(l)]);
     }
   }
 
@@ -532,11 +542,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             }(),
             ...);
       }(std::make_index_sequence<NA>{});
-      output::emit(st, c, t[static_cast<std::size_t>(r)] * eval<E, 0, 1, Abs | combine_bit>(*st.expr, st, c));
+      to_output(st, c, t[static_cast<std::size_t>(r)] * eval<E, 0, 1, Abs | combine_bit>(*st.expr, st, c));
     }
   }
 
-  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop_nest(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
@@ -891,7 +900,6 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
-  TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void inner(state& st, const cursor& cs, V& tgt, [[maybe_unused]] I i) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
@@ -914,7 +922,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         if constexpr ((Abs & block_bit) != 0)  // the target is the block workspace w[0] (kernel::blocked)
           (&tgt)[static_cast<std::size_t>(st.var_val[var_index(block_inner_var)])] += acc;
         else
-          output::emit(st, cs, acc);
+          to_output(st, cs, acc);
       } else {
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) st.hoist_any = true;
         loop<Dp + 1, Abs>(st, cs, tgt);
