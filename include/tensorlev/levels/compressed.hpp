@@ -98,9 +98,15 @@ class compressed_level {
       for (std::size_t t = 0; t < n; ++t) append_coord(p + static_cast<I>(t), c[t]);
       return;
     }
-    crd_.resize(up + n);
-    crd_type* out = crd_.data() + up;
-    for (std::size_t t = 0; t < n; ++t) out[t] = static_cast<crd_type>(c[t]);
+    if constexpr (requires { crd_.insert(crd_.end(), c, c + n); }) {
+      // One copy: a resize would first zero what the copy then writes (a
+      // memset per row of a product's output).
+      crd_.insert(crd_.end(), c, c + n);
+    } else {
+      crd_.resize(up + n);
+      crd_type* out = crd_.data() + up;
+      for (std::size_t t = 0; t < n; ++t) out[t] = static_cast<crd_type>(c[t]);
+    }
   }
   void append_coord_at(I p, I i) noexcept
     requires S::growable
