@@ -284,13 +284,17 @@ void run_formats(const in<tl::coo_aos>& A1, const in<tl::dense_col_major>& A2, c
 // compiler builds, as a user's file built with nvcc_wrapper: the kernel's
 // host/device members instantiated with outputs whose host form calls
 // host-only level code (CSR from CSC operands: a sorted stream; an order-3
-// COO sum: assembled into host levels) must compile without a warning.
-// The explorer's k_add and k_tensor_elementwise units met both when they
-// were first built for a GPU run.
+// COO sum: assembled into host levels; a hashed output from CSR operands:
+// entries inserted into host levels) must compile without a warning.
+// The explorer's k_add and k_tensor_elementwise units met the first two
+// when they were first built for a GPU run.
 void host_statements(const tl::tensor<double, tl::csc>& A, const tl::tensor<double, tl::csc>& B,
                      tl::tensor<double, tl::csr>& C, const tl::tensor<double, tl::coo_tensor<3>>& X,
-                     const tl::tensor<double, tl::coo_tensor<3>>& Y, tl::tensor<double, tl::coo_tensor<3>>& Z) {
+                     const tl::tensor<double, tl::coo_tensor<3>>& Y, tl::tensor<double, tl::coo_tensor<3>>& Z,
+                     const tl::tensor<double, tl::csr>& P, const tl::tensor<double, tl::csr>& Q,
+                     tl::tensor<double, tltest::hash_rows>& H) {
   using namespace tl::indices;
   tl::compute(tl::serial, C(i, j), A(i, j) + B(i, j));
   tl::compute(tl::serial, Z(i, j, k), X(i, j, k) + Y(i, j, k));
+  tl::compute(tl::serial, H(i, j), P(i, j) + Q(i, j));
 }
