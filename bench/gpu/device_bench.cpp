@@ -1,7 +1,9 @@
 // tensorlev's device form on Kokkos::Cuda against cuSPARSE, on the same
 // device arrays: SpMV (CSR) on a 27-point stencil of at least 10^8 nonzeros
 // and on the bench matrices, its achieved bandwidth as a fraction of the
-// device-to-device copy bandwidth measured in the same run; SpGEMM C = A A
+// device-to-device copy bandwidth measured in the same run, beside two
+// hand-written Kokkos loops (a row per thread; a row per group of vector
+// lanes); SpGEMM C = A A
 // (the device form's row accumulators against cusparseSpGEMM; tensorlev's
 // result checked once against the serial product on the host).
 // Run by bench/gpu/run.sh on a machine with a GPU (bench/README.md).
@@ -51,6 +53,10 @@ struct input {
   // so an error in one repetition alone would not show).
   bool spmv_checked = false, spgemm_checked = false;
   std::string spmv_error, spgemm_error;
+  // The hand-written loops' results (their own y), checked the same way.
+  dev_vec y_rows, y_lanes;
+  bool rows_checked = false, lanes_checked = false;
+  std::string rows_error, lanes_error;
 };
 
 std::vector<std::shared_ptr<input>>& inputs() {
@@ -65,6 +71,8 @@ std::shared_ptr<input> make_input(std::string name, const host_csr& A) {
   auto in = std::make_shared<input>(input{std::move(name), tensorlev::to_space<mem>(A), tensorlev::to_space<mem>(x),
                                           tensorlev::to_space<mem>(y), static_cast<double>(A.values().size()),
                                           static_cast<double>(rows), static_cast<double>(cols)});
+  in->y_rows = tensorlev::to_space<mem>(y);
+  in->y_lanes = tensorlev::to_space<mem>(y);
   return in;
 }
 
@@ -90,7 +98,7 @@ void copy_bandwidth(benchmark::State& state) {
       benchmark::Counter(2.0 * static_cast<double>(n * sizeof(double)), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-std::string spmv_difference(const input& in);
+std::string spmv_difference(const input& in, const dev_vec& y);
 void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   const tensorlev::kokkos_executor<space> ex;
   for (auto _ : state) {
@@ -102,17 +110,17 @@ void spmv_tensorlev(benchmark::State& state, std::shared_ptr<input> in) {
   state.counters["nnz"] = in->nnz;
   if (!in->spmv_checked) {
     in->spmv_checked = true;
-    in->spmv_error = spmv_difference(*in);
+    in->spmv_error = spmv_difference(*in, in->y);
   }
   if (!in->spmv_error.empty()) state.SkipWithError(in->spmv_error.c_str());
 }
 
 // Where the device form's y differs from the serial SpMV on the host ("" if
 // nowhere).
-std::string spmv_difference(const input& in) {
+std::string spmv_difference(const input& in, const dev_vec& y) {
   const auto A = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.A));
   const auto x = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.x));
-  const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(in.y));
+  const auto got = tensorlev::to_owning(tensorlev::to_space<Kokkos::HostSpace>(y));
   tensorlev::tensor<double, tensorlev::dense_vector> want({static_cast<int>(in.rows)});
   tensorlev::compute(tensorlev::serial, want(i), A(i, j) * x(j));
   // Row r's tolerance scales with sum |A(r,j) x(j)|, not |y(r)|: nvcc
@@ -125,9 +133,85 @@ std::string spmv_difference(const input& in) {
     for (auto p = pos[r]; p < pos[r + 1]; ++p)
       bound += std::abs(A.values()[static_cast<std::size_t>(p)] * x.values()[static_cast<std::size_t>(crd[static_cast<std::size_t>(p)])]);
     if (!(std::abs(got.values()[r] - want.values()[r]) <= 1e-12 * bound))  // NaN differs too
-      return "the device form's y = A x differs from the serial one at row " + std::to_string(r);
+      return "y = A x differs from the serial one at row " + std::to_string(r);
   }
   return {};
+}
+
+// Hand-written Kokkos SpMV loops over the same device arrays, to tell what
+// the generated kernel costs from what its structure costs: one row per
+// thread (the device form's structure: RangePolicy over the rows), and a
+// row per group of vector lanes (the structure of cuSPARSE's and Kokkos
+// Kernels' CSR kernels): a team of threads takes rows_per_team consecutive
+// rows, each thread one row, its lanes striding the row's entries and their
+// sums reduced across the lanes (warp shuffles). Lanes per row: the power
+// of two at or above the mean row length, at most 32; 128 lanes a team.
+struct csr_arrays {
+  const int* pos;
+  const int* crd;
+  const double* val;
+  const double* x;
+  double* y;
+  int rows;
+};
+csr_arrays arrays_of(input& in, dev_vec& y) {
+  auto& lv = std::get<1>(in.A.levels());
+  return {lv.pos().data(), lv.crd().data(), in.A.values().data(), in.x.values().data(), y.values().data(),
+          static_cast<int>(in.rows)};
+}
+struct rows_fn {
+  csr_arrays a;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const {
+    double s = 0;
+    for (int p = a.pos[r]; p < a.pos[r + 1]; ++p) s += a.val[p] * a.x[a.crd[p]];
+    a.y[r] = s;
+  }
+};
+struct lanes_fn {
+  using member = Kokkos::TeamPolicy<space>::member_type;
+  csr_arrays a;
+  int rows_per_team;
+  KOKKOS_INLINE_FUNCTION void operator()(const member& t) const {
+    const int first = t.league_rank() * rows_per_team;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(t, rows_per_team), [&](int k) {
+      const int r = first + k;
+      if (r >= a.rows) return;
+      double s = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(t, a.pos[r], a.pos[r + 1]),
+          [&](int p, double& acc) { acc += a.val[p] * a.x[a.crd[p]]; }, s);
+      Kokkos::single(Kokkos::PerThread(t), [&] { a.y[r] = s; });
+    });
+  }
+};
+int lanes_per_row(const input& in) {
+  const double mean = in.rows > 0 ? in.nnz / in.rows : 0;
+  int v = 1;
+  while (v < 32 && v < mean) v *= 2;
+  return v;
+}
+void spmv_hand(benchmark::State& state, std::shared_ptr<input> in, bool lanes) {
+  dev_vec& y = lanes ? in->y_lanes : in->y_rows;
+  const csr_arrays a = arrays_of(*in, y);
+  const int v = lanes_per_row(*in), team = 128 / v;
+  for (auto _ : state) {
+    if (lanes)
+      Kokkos::parallel_for("hand_lanes", Kokkos::TeamPolicy<space>((a.rows + team - 1) / team, team, v),
+                           lanes_fn{a, team});
+    else
+      Kokkos::parallel_for("hand_rows", Kokkos::RangePolicy<space>(0, a.rows), rows_fn{a});
+    Kokkos::fence();
+  }
+  state.counters["bytes_per_second"] =
+      benchmark::Counter(spmv_bytes(*in), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["lanes"] = lanes ? v : 1;
+  bool& checked = lanes ? in->lanes_checked : in->rows_checked;
+  std::string& error = lanes ? in->lanes_error : in->rows_error;
+  if (!checked) {
+    checked = true;
+    error = spmv_difference(*in, y);
+  }
+  if (!error.empty()) state.SkipWithError(error.c_str());
 }
 
 struct cusparse_csr {
@@ -305,6 +389,12 @@ void register_all() {
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark(("spmv/cusparse/" + in->name).c_str(), spmv_cusparse, in)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("spmv/hand_rows/" + in->name).c_str(), spmv_hand, in, false)
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("spmv/hand_lanes/" + in->name).c_str(), spmv_hand, in, true)
         ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
     if (in->spgemm) {
