@@ -6,6 +6,7 @@
 ///   kernel's innermost path whose call overhead showed in profiles (an
 ///   appended output entry), so the compiler's inlining budget does not
 ///   decide a kernel's speed.
+/// - `TENSORLEV_PREFETCH(p)`: a software prefetch of address p (host code).
 /// - `TENSORLEV_HOST_DEVICE`: on what a kernel calls per component (level
 ///   functions, value access), so that the same code compiles for a device
 ///   back end. Under nvcc (and clang CUDA, HIP) it is `__host__ __device__`;
@@ -16,6 +17,14 @@
 #define TENSORLEV_ALWAYS_INLINE [[gnu::always_inline]] inline
 #else
 #define TENSORLEV_ALWAYS_INLINE inline
+#endif
+
+/// `TENSORLEV_PREFETCH(p)`: asks for the cache line at p (a read, kept in
+/// every cache level); nothing where the compiler has no builtin for it.
+#if defined(__GNUC__) || defined(__clang__)
+#define TENSORLEV_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define TENSORLEV_PREFETCH(p) ((void)(p))
 #endif
 
 #ifndef TENSORLEV_HOST_DEVICE

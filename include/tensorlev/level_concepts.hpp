@@ -235,6 +235,28 @@ concept implicit_level = level<L> && requires(const L& l, typename L::index_type
   { l.implicit_size(i) } -> std::same_as<typename L::index_type>;
 };
 
+/// Optional prefetching (host code), for loops that read one level's
+/// coordinates and locate another operand by them (Gustavson's SpGEMM: A's
+/// columns locate B's rows). A level whose positions a loop iterates reads
+/// a coordinate some positions ahead, `ahead_coord(p, c)` (false past its
+/// positions); a level whose children follow a located position fetches
+/// their bounds, `prefetch_bounds(ppos)`, and later its first children,
+/// `prefetch_children(ppos)` (their first position, or -1), and says how
+/// many children a parent has on average, `mean_children()` (the generator
+/// prefetches only for short ones). The generator prefetches where both
+/// sides are such levels (kernel.hpp, prefetch_ahead); nothing changes for
+/// levels without them.
+template <class L>
+concept ahead_readable_level = level<L> && requires(const L& l, std::size_t p, typename L::index_type& c) {
+  { l.ahead_coord(p, c) } -> std::same_as<bool>;
+};
+template <class L>
+concept prefetching_level = level<L> && requires(const L& l, typename L::index_type p) {
+  { l.mean_children() } -> std::convertible_to<double>;
+  l.prefetch_bounds(p);
+  { l.prefetch_children(p) } -> std::same_as<typename L::index_type>;
+};
+
 /// A level `pack` can build: constructible from a level_shape and assembled
 /// by append, insert, or implicitly.
 template <class L>

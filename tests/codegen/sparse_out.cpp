@@ -337,7 +337,33 @@ TEST(CodegenSparseOut, SpGEMM) {
         }
   bad += spgemm_case<csr, csr, csr>(80, 70, 90, 0.05, rng);
   bad += spgemm_case<csr_unsorted, csr_unsorted, csr>(80, 70, 90, 0.05, rng);
+  // B's rows averaging more than 12 entries (no prefetch) and fewer (A's
+  // columns prefetch B's rows 8 and 16 positions ahead, across A's rows,
+  // up to the end of A's coordinates).
+  for (double f : {0.02, 0.1, 0.3})
+    for (int m : {1, 17, 40}) {
+      bad += spgemm_case<csr, csr, csr>(m, 60, 50, f, rng);
+      bad += spgemm_case<csr_unsorted, csr, csr_unsorted>(m, 60, 50, f, rng);
+    }
   EXPECT_EQ(bad, 0u);
+}
+
+// Gustavson's loop over A's columns prefetches B's rows (kernel.hpp,
+// prefetch_ahead); SpMV's x has no children to prefetch, nor has a dense B.
+TEST(CodegenSparseOut, SpGEMMPrefetchPlan) {
+  using A_t = const tensor<double, csr>&;
+  using gemm = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
+                          decltype(std::declval<A_t>()(i, j) * std::declval<A_t>()(j, k)), false, 0>;
+  static_assert(gemm::prefetches<1, 0, 0>() && !gemm::prefetches<0, 0, 0>() && !gemm::prefetches<2, 0, 0>());
+  using spmv = cg::kernel<decltype(std::declval<tensor<double, dense_vector>&>()(i)),
+                          decltype(std::declval<A_t>()(i, j) * std::declval<const tensor<double, dense_vector>&>()(j)),
+                          false, 0>;
+  static_assert(!spmv::prefetches<1, 0, 0>());
+  using spmm = cg::kernel<decltype(std::declval<tensor<double, dense_row_major>&>()(i, k)),
+                          decltype(std::declval<A_t>()(i, j) * std::declval<const tensor<double, dense_row_major>&>()(j, k)),
+                          false, 0>;
+  static_assert(!spmm::prefetches<1, 0, 0>());
+  SUCCEED();
 }
 
 // Rows of 24, 72 and 144 coordinates spread over 250 to 120000 columns:

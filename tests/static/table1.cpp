@@ -75,6 +75,20 @@ constexpr bool check_device_assembly() {
 static_assert(check_device_assembly<std::int32_t>());
 static_assert(check_device_assembly<std::int64_t>());
 
+// Prefetching (optional, not a Table 1 column): a compressed level reads
+// coordinates ahead and prefetches a parent's children; no other level
+// offers either, so kernels over them are as before.
+template <class I>
+constexpr bool check_prefetching() {
+  TL_STATIC_TEST(ahead_readable_level<compressed_level<I>> && prefetching_level<compressed_level<I>>);
+  TL_STATIC_TEST(!ahead_readable_level<dense_level<I>> && !prefetching_level<dense_level<I>>);
+  TL_STATIC_TEST(!ahead_readable_level<singleton_level<I>> && !prefetching_level<singleton_level<I>>);
+  TL_STATIC_TEST(!ahead_readable_level<hashed_level<I>> && !prefetching_level<hashed_level<I>>);
+  return true;
+}
+static_assert(check_prefetching<std::int32_t>());
+static_assert(check_prefetching<std::int64_t>());
+
 // Fixed properties (plain check marks and blanks of Table 1).
 TL_STATIC_TEST(full_level<dense_level<int>> && compact_level<dense_level<int>> && !branchless_level<dense_level<int>>);
 TL_STATIC_TEST(!full_level<range_level<int>> && !compact_level<range_level<int>> &&

@@ -319,6 +319,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     I chunk_hi;
     typename output::data out;  // the output policy's state
     bool hoist_any;             // hoisted factors: the loops below the hoist reached an entry
+    bool pf[NA][ML + 1];        // whether access a's level k + 1 prefetches (choose_prefetch)
   };
 
   template <std::size_t A, std::size_t K>
@@ -658,6 +659,141 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  // ---- prefetching ---------------------------------------------------------------
+  //
+  // A loop driven by one level's positions (slot S of loop Dp) that locates
+  // another operand's level by each coordinate, whose children a later loop
+  // reads (Gustavson's SpGEMM: A's columns j locate B's row j), waits on
+  // those children's bounds and first entries at every coordinate: rows of
+  // a large B lie anywhere in memory and the hardware cannot guess them.
+  // Where the driving level reads coordinates ahead (ahead_readable_level)
+  // and the located level's child prefetches (prefetching_level), the loop
+  // fetches the bounds for the coordinate 2 * prefetch_distance positions
+  // ahead and the first children (and values, at the last level) for the
+  // one prefetch_distance ahead; positions past the current parent's are
+  // the next parents' (the next rows of A), read just the same.
+  static constexpr std::size_t prefetch_distance = 8;
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  static constexpr bool prefetches() {
+    constexpr loop_plan P = plan<Dp, Abs>;
+    if constexpr (P.merged[S] < 0) {
+      return false;
+    } else {
+      constexpr iter_desc d = P.it[P.merged[S]];
+      if constexpr (d.coord || d.acc == 0) {
+        return false;
+      } else {
+        using DL = std::remove_cvref_t<decltype(level_of<static_cast<std::size_t>(d.acc), static_cast<std::size_t>(d.lev)>(
+            std::declval<const state&>()))>;
+        if constexpr (!ahead_readable_level<DL>)
+          return false;
+        else
+          return []<std::size_t... It>(std::index_sequence<It...>) {
+            return (prefetch_target<plan<Dp, Abs>.it[It]>() || ...);
+          }(std::make_index_sequence<P.nit>{});
+      }
+    }
+  }
+  // Whether iterator it is located by coordinate into an operand whose next
+  // level prefetches.
+  template <iter_desc it>
+  static constexpr bool prefetch_target() {
+    if constexpr (!it.located || it.may_miss || it.chain || it.acc <= 0) {
+      return false;
+    } else if constexpr (static_cast<std::size_t>(it.lev) + 1 >= D.acc[it.acc].nlev) {
+      return false;
+    } else {
+      using NL = std::remove_cvref_t<decltype(level_of<static_cast<std::size_t>(it.acc),
+                                                       static_cast<std::size_t>(it.lev) + 1>(std::declval<const state&>()))>;
+      return prefetching_level<NL>;
+    }
+  }
+  // (Every function on this path is always inlined: GCC takes a function
+  // whose only effect is a prefetch for one without side effects, and drops
+  // calls to it.)
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  TENSORLEV_ALWAYS_INLINE static void prefetch_ahead(const state& st, const cursor& cs, I at) {
+    if constexpr (prefetches<Dp, Abs, S>()) {
+      TENSORLEV_PLAN(P, (plan<Dp, Abs>));
+      constexpr iter_desc d = P.it[P.merged[S]];
+      if (!prefetch_enabled<Dp, Abs>(st, std::make_index_sequence<P.nit>{})) return;
+      const auto& drv = level_of<static_cast<std::size_t>(d.acc), static_cast<std::size_t>(d.lev)>(st);
+      const auto here = static_cast<std::size_t>(at);
+      I far{}, near{};
+      const bool has_far = drv.ahead_coord(here + 2 * prefetch_distance, far);
+      const bool has_near = drv.ahead_coord(here + prefetch_distance, near);
+      prefetch_targets<Dp, Abs>(st, cs, has_far, far, has_near, near, std::make_index_sequence<P.nit>{});
+    } else {
+      (void)st, (void)cs, (void)at;
+    }
+  }
+  // Which located levels' children are prefetched: those averaging at most
+  // prefetch_max_children per parent (rows short against a miss: mdual's 4
+  // per row, cond-mat-2005's 9). Longer rows hide the next row's miss
+  // behind their own work, and there the prefetch's instructions cost more
+  // than it saves (nsjac, 55 per row: 10% slower; cage10, 14: 4-7%).
+  static constexpr double prefetch_max_children = 12;
+  static void choose_prefetch(state& st) { choose_prefetch_ops(st, std::make_index_sequence<NA>{}); }
+  template <std::size_t... A>
+  static void choose_prefetch_ops(state& st, std::index_sequence<A...>) {
+    (choose_prefetch_levels<A>(st, std::make_index_sequence<(D.acc[A].nlev > 0 ? D.acc[A].nlev - 1 : 0)>{}), ...);
+  }
+  template <std::size_t A, std::size_t... K>
+  static void choose_prefetch_levels(state& st, std::index_sequence<K...>) {
+    (choose_prefetch_level<A, K>(st), ...);
+  }
+  template <std::size_t A, std::size_t K>
+  static void choose_prefetch_level(state& st) {
+    if constexpr (A > 0 && !detail::is_scalar_v<op_t<A>>) {
+      using NL = std::remove_cvref_t<decltype(level_of<A, K + 1>(st))>;
+      if constexpr (prefetching_level<NL>) st.pf[A][K] = level_of<A, K + 1>(st).mean_children() <= prefetch_max_children;
+    } else {
+      (void)st;
+    }
+  }
+  template <std::size_t Dp, mask_t Abs, std::size_t... It>
+  TENSORLEV_ALWAYS_INLINE static bool prefetch_enabled(const state& st, std::index_sequence<It...>) {
+    return (prefetch_on<plan<Dp, Abs>.it[It]>(st) || ...);
+  }
+  template <iter_desc it>
+  TENSORLEV_ALWAYS_INLINE static bool prefetch_on(const state& st) {
+    if constexpr (prefetch_target<it>())
+      return st.pf[static_cast<std::size_t>(it.acc)][static_cast<std::size_t>(it.lev)];
+    else
+      return (void)st, false;
+  }
+  template <std::size_t Dp, mask_t Abs, std::size_t... It>
+  TENSORLEV_ALWAYS_INLINE static void prefetch_targets(const state& st, const cursor& cs, bool has_far, I far,
+                                                       bool has_near, I near, std::index_sequence<It...>) {
+    (prefetch_target_at<plan<Dp, Abs>.it[It]>(st, cs, has_far, far, has_near, near), ...);
+  }
+  template <iter_desc it>
+  TENSORLEV_ALWAYS_INLINE static void prefetch_target_at(const state& st, const cursor& cs, bool has_far, I far,
+                                                         bool has_near, I near) {
+    if constexpr (prefetch_target<it>()) {
+      constexpr std::size_t A = static_cast<std::size_t>(it.acc), K = static_cast<std::size_t>(it.lev);
+      if (!st.pf[A][K]) return;
+      const auto& lvl = level_of<A, K>(st);
+      const auto& next = level_of<A, K + 1>(st);
+      if (has_far) {
+        const located<I> r = lvl.locate(parent_pos<A, K>(cs), anc<A, K>(st), far);
+        if (r.found) next.prefetch_bounds(r.pos);
+      }
+      if (has_near) {
+        const located<I> r = lvl.locate(parent_pos<A, K>(cs), anc<A, K>(st), near);
+        if (r.found) {
+          const I lo = next.prefetch_children(r.pos);
+          if constexpr (K + 2 == D.acc[A].nlev) {
+            const auto vals = std::get<A>(st.ops)->values();
+            if (lo >= I(0) && static_cast<std::size_t>(lo) < vals.size()) TENSORLEV_PREFETCH(vals.data() + lo);
+          }
+        }
+      }
+    } else {
+      (void)st, (void)cs, (void)has_far, (void)far, (void)has_near, (void)near;
+    }
+  }
+
   // End of the run of positions holding coordinate i, starting at cur.
   template <std::size_t Dp, mask_t Abs, std::size_t S>
   TENSORLEV_HOST_DEVICE static I segment_end(const state& st, I cur, I end, I i) {
@@ -716,6 +852,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       }
 #endif
       for (; cur[S] < end[S];) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+        prefetch_ahead<Dp, Abs, S>(st, cs, cur[S]);
+#endif
         I i;
         if (!slot_coord<Dp, Abs, S>(st, cur[S], i)) {
           ++cur[S];
@@ -1300,8 +1439,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   static state make_state(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}, false};
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}, false, {}};
     check_dims(st, st.extent);
+    choose_prefetch(st);
     return st;
   }
 

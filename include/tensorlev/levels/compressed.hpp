@@ -69,6 +69,34 @@ class compressed_level {
     return {static_cast<I>(crd_[p]), true};
   }
 
+  // Prefetching (optional level functions, host code; level_concepts.hpp,
+  // `prefetching_level`): a loop over this level's positions reads the
+  // coordinates some way ahead, and another operand's level located by
+  // them fetches its children's bounds, then its first children. Always
+  // inlined: GCC drops calls to functions whose only effect is a prefetch.
+  /// The coordinate at position p, if p is one of this level's positions.
+  [[nodiscard]] TENSORLEV_ALWAYS_INLINE bool ahead_coord(std::size_t p, I& c) const noexcept {
+    if (p >= crd_.size()) return false;
+    c = static_cast<I>(crd_[p]);
+    return true;
+  }
+  /// Children per parent position, on average (0 without parents).
+  [[nodiscard]] double mean_children() const noexcept {
+    return pos_.size() > 1 ? static_cast<double>(crd_.size()) / static_cast<double>(pos_.size() - 1) : 0.0;
+  }
+  /// Prefetches the bounds of parent position ppos's children.
+  TENSORLEV_ALWAYS_INLINE void prefetch_bounds(I ppos) const noexcept {
+    if (static_cast<std::size_t>(ppos) + 1 < pos_.size()) TENSORLEV_PREFETCH(pos_.data() + ppos);
+  }
+  /// Prefetches parent position ppos's first children; returns the first
+  /// one's position, or -1 if ppos is not a parent position (nothing read).
+  TENSORLEV_ALWAYS_INLINE I prefetch_children(I ppos) const noexcept {
+    if (static_cast<std::size_t>(ppos) + 1 >= pos_.size()) return I(-1);
+    const auto lo = static_cast<std::size_t>(pos_[ppos]);
+    if (lo < crd_.size()) TENSORLEV_PREFETCH(crd_.data() + lo);
+    return static_cast<I>(lo);
+  }
+
   // Append (growable storage only).
   void append_init(I parent_size, I size)
     requires S::growable
