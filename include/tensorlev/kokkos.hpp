@@ -39,6 +39,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -418,6 +419,59 @@ struct kokkos_exclusive_scan {
   }
 };
 
+/// Device buffers for the launchers' uploads, kept between statements. A
+/// statement in its device form uploads its operands' views and its
+/// expression (a few hundred bytes); allocating and freeing that buffer for
+/// every statement (cudaMalloc, and cudaFree, which waits for the device)
+/// was most of a small SpMV's time on an H100 (bench/README.md). A launcher
+/// takes buffers here and gives them back once its space is fenced;
+/// Kokkos::finalize releases them (a finalize hook, registered again after
+/// each release, so that a later initialize is served too). At most
+/// `kept` buffers wait here per memory space.
+template <class MemSpace>
+class upload_pool {
+ public:
+  using buffer = Kokkos::View<unsigned char*, MemSpace>;
+  static constexpr std::size_t kept = 16;
+  [[nodiscard]] static buffer take(std::size_t bytes) {
+    upload_pool& p = instance();
+    const std::lock_guard<std::mutex> lock(p.m_);
+    if (!p.hooked_) {
+      Kokkos::push_finalize_hook([] { release(); });
+      p.hooked_ = true;
+    }
+    for (auto it = p.free_.begin(); it != p.free_.end(); ++it) {
+      if (it->extent(0) >= bytes) {
+        buffer b = std::move(*it);
+        p.free_.erase(it);
+        return b;
+      }
+    }
+    return buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev::params")),
+                  std::max(bytes, std::size_t{1024}));
+  }
+  static void give(buffer&& b) {
+    upload_pool& p = instance();
+    const std::lock_guard<std::mutex> lock(p.m_);
+    if (p.hooked_ && p.free_.size() < kept) p.free_.push_back(std::move(b));
+  }
+
+ private:
+  static void release() {
+    upload_pool& p = instance();
+    const std::lock_guard<std::mutex> lock(p.m_);
+    p.free_.clear();
+    p.hooked_ = false;
+  }
+  static upload_pool& instance() {
+    static upload_pool p;
+    return p;
+  }
+  std::mutex m_;
+  std::vector<buffer> free_;
+  bool hooked_ = false;
+};
+
 /// A device launcher (execution.hpp) on Kokkos execution space Space.
 template <class Space>
 class kokkos_launcher {
@@ -431,14 +485,17 @@ class kokkos_launcher {
   explicit kokkos_launcher(Space space) : space_(std::move(space)) {}
   kokkos_launcher(const kokkos_launcher&) = delete;
   kokkos_launcher& operator=(const kokkos_launcher&) = delete;
-  ~kokkos_launcher() { space_.fence(); }
+  ~kokkos_launcher() {
+    space_.fence();
+    for (auto& b : kept_) upload_pool<memory_space>::give(std::move(b));
+  }
 
   template <class T>
   [[nodiscard]] const T* upload(const T& x) const {
-    Kokkos::View<unsigned char*, memory_space> buf(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("tensorlev::params")), sizeof(T));
-    Kokkos::deep_copy(buf, Kokkos::View<const unsigned char*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                               reinterpret_cast<const unsigned char*>(&x), sizeof(T)));
+    auto buf = upload_pool<memory_space>::take(sizeof(T));
+    Kokkos::deep_copy(Kokkos::subview(buf, std::make_pair(std::size_t{0}, sizeof(T))),
+                      Kokkos::View<const unsigned char*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                          reinterpret_cast<const unsigned char*>(&x), sizeof(T)));
     kept_.push_back(buf);
     return reinterpret_cast<const T*>(buf.data());
   }

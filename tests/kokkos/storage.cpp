@@ -127,6 +127,40 @@ TEST(KokkosStorage, CopiesShareViewsAndAssemblyMovesToNewOnes) {
   EXPECT_EQ(tl::to_dense(A), thrice);
 }
 
+// The device form's uploads (the operands' views and the expression) reuse
+// buffers between statements instead of allocating one per statement; a
+// buffer is handed out again only after its launcher gave it back, and one
+// too small is not handed out. Kokkos::finalize releases the kept buffers
+// (a View freed after finalize would be reported when this program ends).
+TEST(KokkosStorage, UploadBuffersAreReused) {
+  using pool = tl::detail::upload_pool<Kokkos::HostSpace>;
+  auto a = pool::take(100);
+  ASSERT_GE(a.extent(0), 100u);
+  const void* where = a.data();
+  auto b = pool::take(100);  // a is still held: another buffer
+  EXPECT_NE(b.data(), where);
+  pool::give(std::move(a));
+  auto c = pool::take(50);
+  EXPECT_EQ(c.data(), where);
+  auto big = pool::take(c.extent(0) + 1);  // larger than any kept buffer
+  EXPECT_GE(big.extent(0), c.extent(0) + 1);
+  EXPECT_NE(big.data(), where);
+  pool::give(std::move(b));
+  pool::give(std::move(c));
+  pool::give(std::move(big));
+  // Statements in the device form, one after another, each checked.
+  tl::coordinate_list<double, int> l({3, 3});
+  l.push_back({0, 1}, 2.0);
+  l.push_back({2, 0}, -1.0);
+  const auto A = tl::pack<tl::csr, kstore>(l);
+  tl::tensor<double, tl::dense_vector, int, kstore> x({3}), y({3});
+  for (int k = 0; k < 3; ++k) x.values()[static_cast<std::size_t>(k)] = k + 1.0;
+  for (int r = 0; r < 5; ++r) {
+    tl::compute(tl::kokkos_device_executor<Kokkos::DefaultHostExecutionSpace>{}, y(i), A(i, j) * x(j));
+    EXPECT_EQ(tl::to_dense(y), (std::vector<double>{4.0, 0.0, -1.0}));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
