@@ -493,7 +493,10 @@ class kokkos_launcher {
   template <class T>
   [[nodiscard]] const T* upload(const T& x) const {
     auto buf = upload_pool<memory_space>::take(sizeof(T));
-    Kokkos::deep_copy(Kokkos::subview(buf, std::make_pair(std::size_t{0}, sizeof(T))),
+    // Ordered on the launcher's space only (no device-wide fences): its
+    // launches follow the copy; x may go once the call returns (a copy from
+    // pageable host memory is staged before it does).
+    Kokkos::deep_copy(space_, Kokkos::subview(buf, std::make_pair(std::size_t{0}, sizeof(T))),
                       Kokkos::View<const unsigned char*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
                           reinterpret_cast<const unsigned char*>(&x), sizeof(T)));
     kept_.push_back(buf);

@@ -1226,9 +1226,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     outer_range(st, cs, lo, hi);
     if (hi <= lo) return false;
     const auto range = static_cast<std::uint64_t>(hi - lo);
-    const std::uint64_t q = range / n, r = range % n, c1 = c + 1;
-    a = lo + static_cast<I>(q * c + (c < r ? c : r));
-    b = lo + static_cast<I>(q * c1 + (c1 < r ? c1 : r));
+    if (range == n) {
+      // One value of loop 0 a chunk (the device form's rows): what the
+      // division below gives, without a 64-bit division per GPU thread.
+      a = lo + static_cast<I>(c);
+      b = a + I(1);
+    } else {
+      const std::uint64_t q = range / n, r = range % n, c1 = c + 1;
+      a = lo + static_cast<I>(q * c + (c < r ? c : r));
+      b = lo + static_cast<I>(q * c1 + (c1 < r ? c1 : r));
+    }
     if constexpr (align_chunks) {
       a = align_bound(st, a, lo, hi);
       b = align_bound(st, b, lo, hi);
