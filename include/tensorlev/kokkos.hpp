@@ -463,9 +463,12 @@ class upload_pool {
     p.free_.clear();
     p.hooked_ = false;
   }
+  // Never destroyed: a program may finalize Kokkos from an atexit handler
+  // registered before the pool's first use, which runs after the static
+  // objects constructed since are gone (tl-explore does).
   static upload_pool& instance() {
-    static upload_pool p;
-    return p;
+    static upload_pool* const p = new upload_pool;
+    return *p;
   }
   std::mutex m_;
   std::vector<buffer> free_;
