@@ -730,7 +730,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // prefetch_max_children per parent (rows short against a miss: mdual's 4
   // per row, cond-mat-2005's 9). Longer rows hide the next row's miss
   // behind their own work, and there the prefetch's instructions cost more
-  // than it saves (nsjac, 55 per row: 10% slower; cage10, 14: 4-7%).
+  // than it saves (nsjac, 18 per row: 10% slower; cage10, 14: 4-7%).
   static constexpr double prefetch_max_children = 12;
   static void choose_prefetch(state& st) { choose_prefetch_ops(st, std::make_index_sequence<NA>{}); }
   template <std::size_t... A>

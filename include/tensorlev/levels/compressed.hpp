@@ -86,12 +86,12 @@ class compressed_level {
   }
   /// Prefetches the bounds of parent position ppos's children.
   TENSORLEV_ALWAYS_INLINE void prefetch_bounds(I ppos) const noexcept {
-    if (static_cast<std::size_t>(ppos) + 1 < pos_.size()) TENSORLEV_PREFETCH(pos_.data() + ppos);
+    if (ppos >= I(0) && static_cast<std::size_t>(ppos) + 1 < pos_.size()) TENSORLEV_PREFETCH(pos_.data() + ppos);
   }
   /// Prefetches parent position ppos's first children; returns the first
   /// one's position, or -1 if ppos is not a parent position (nothing read).
   TENSORLEV_ALWAYS_INLINE I prefetch_children(I ppos) const noexcept {
-    if (static_cast<std::size_t>(ppos) + 1 >= pos_.size()) return I(-1);
+    if (ppos < I(0) || static_cast<std::size_t>(ppos) + 1 >= pos_.size()) return I(-1);
     const auto lo = static_cast<std::size_t>(pos_[ppos]);
     if (lo < crd_.size()) TENSORLEV_PREFETCH(crd_.data() + lo);
     return static_cast<I>(lo);
