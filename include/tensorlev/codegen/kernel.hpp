@@ -231,6 +231,23 @@ constexpr auto output_policy_of() {
 template <class Out, class E, bool Accumulate, int Pre, int... Order>
 struct device_chunk_fn;
 
+// The output policy's innermost-loop cache (its `leaf`, where it has one).
+template <class Output>
+constexpr bool output_has_leaf() {
+  if constexpr (requires { Output::has_leaf; })
+    return Output::has_leaf;
+  else
+    return false;
+}
+template <class Output, bool = output_has_leaf<Output>()>
+struct output_leaf {
+  struct type {};
+};
+template <class Output>
+struct output_leaf<Output, true> {
+  using type = typename Output::leaf;
+};
+
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   using base = stmt<Out, E, Accumulate, Pre, Order...>;
@@ -279,10 +296,23 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   template <std::size_t Dp, mask_t Abs>
   static constexpr const loop_plan& plan = base::template plan<Dp, Abs>;
 
+  // The innermost loop's context where the output keeps its row in locals
+  // there (leaf_loop): that row, and the values of the operands bound
+  // above the loop, read once (the row's stores may alias them as far as
+  // the compiler knows, and it would reload them per entry).
+  static constexpr bool out_leaf = output_has_leaf<output>();
+  struct leaf_ctx {
+    typename output_leaf<output>::type out;
+    V inv[NA];
+  };
+  struct leaf_link {
+    leaf_ctx* lf = nullptr;  // set in the innermost loop while it runs with the context
+  };
+  struct no_leaf_link {};
   // Each operand's position at its deepest bound level, and the end of the
   // segment (pos + 1 unless deduplicated). Passed by value down the loop
   // nest, so that after inlining the positions live in registers.
-  struct cursor {
+  struct cursor : std::conditional_t<out_leaf, leaf_link, no_leaf_link> {
     I pos[NA];
     I hi[NA];
   };
@@ -295,13 +325,20 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     return false;
   }
   // Whether the value of bound variable v is needed (random-access
-  // operands, outputs written by coordinates: every variable; computed
+  // operands: every variable; outputs written by coordinates: theirs; computed
   // coordinates and the block workspace: the block pairs' variables). A
   // store per iteration otherwise: the state's arrays may alias an
   // operand's index arrays, so it would stay in the loop.
   static constexpr bool keep_var_val(char v) {
-    if (O.ra != 0 || emits_coordinates(O.out) || O.out == out_kind::append || O.out == out_kind::workspace)
-      return true;
+    if (O.ra != 0) return true;
+    if (emits_coordinates(O.out) || O.out == out_kind::append || O.out == out_kind::workspace) {
+      // The output's variables only (a reduction's, as j in Gustavson's
+      // C(i,k) = A(i,j) * B(j,k), is read by nothing).
+      for (std::size_t d = 0; d < D.acc[0].order; ++d)
+        if (D.acc[0].vars[d] == v) return true;
+      for (std::size_t k = 0; k < D.acc[0].nlev; ++k)
+        if (D.acc[0].lev[k].var == v) return true;
+    }
     for (std::size_t c = 0; c < D.ncomp; ++c)
       if (D.comp_outer[c] == v || D.comp_inner[c] == v) return true;
     return false;
@@ -334,26 +371,39 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   static constexpr bool hoist_factor(int n, mask_t abs) { return cg::hoist_factor(D, O, n, abs); }
 
-  template <class X, int Node, int Acc, mask_t Abs>
+  // Access Acc's value at the cursor (the sum of a deduplicated segment).
+  template <std::size_t Acc>
+  TENSORLEV_HOST_DEVICE static V access_value(const state& st, const cursor& cs) {
+    using T = op_t<Acc>;
+    if constexpr (detail::is_scalar_v<T>) {
+      return static_cast<V>(std::get<Acc>(st.ops)->value());
+    } else {
+      constexpr std::size_t L = T::num_levels;
+      const auto vals = std::get<Acc>(st.ops)->values();
+      const I p = cs.pos[Acc];
+      if constexpr (!D.acc[Acc].lev[L - 1].unique) {
+        V sum = static_cast<V>(vals[static_cast<std::size_t>(p)]);
+        for (I q = p + 1; q < cs.hi[Acc]; ++q) sum += static_cast<V>(vals[static_cast<std::size_t>(q)]);
+        return sum;
+      } else {
+        return static_cast<V>(vals[static_cast<std::size_t>(p)]);
+      }
+    }
+  }
+
+  // The expression's value at the cursor under Abs. Accesses in Inv are
+  // read from the innermost loop's context (leaf_loop), where they were
+  // read once before it.
+  template <class X, int Node, int Acc, mask_t Abs, mask_t Inv = 0>
   TENSORLEV_HOST_DEVICE static V eval(const X& x, const state& st, const cursor& cs) {
     using NT = node_traits<X>;
     if constexpr (NT::kind == node_kind::access) {
-      using T = op_t<Acc>;
       if constexpr (!hoist_factor(Node, Abs)) {
         return V(1);
-      } else if constexpr (detail::is_scalar_v<T>) {
-        return static_cast<V>(std::get<Acc>(st.ops)->value());
+      } else if constexpr (((Inv >> Acc) & 1U) != 0) {
+        return cs.lf->inv[Acc];
       } else {
-        constexpr std::size_t L = T::num_levels;
-        const auto vals = std::get<Acc>(st.ops)->values();
-        const I p = cs.pos[Acc];
-        if constexpr (!D.acc[Acc].lev[L - 1].unique) {
-          V sum = static_cast<V>(vals[static_cast<std::size_t>(p)]);
-          for (I q = p + 1; q < cs.hi[Acc]; ++q) sum += static_cast<V>(vals[static_cast<std::size_t>(q)]);
-          return sum;
-        } else {
-          return static_cast<V>(vals[static_cast<std::size_t>(p)]);
-        }
+        return access_value<static_cast<std::size_t>(Acc)>(st, cs);
       }
     } else if constexpr (NT::kind == node_kind::constant) {
       if constexpr ((Abs & combine_bit) != 0)
@@ -362,9 +412,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         return static_cast<V>(x.v);
     } else if constexpr (NT::kind == node_kind::neg) {
       if constexpr ((Abs & combine_bit) != 0)
-        return eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
+        return eval<typename NT::operand, Node + 1, Acc, Abs, Inv>(x.e, st, cs);
       else
-        return -eval<typename NT::operand, Node + 1, Acc, Abs>(x.e, st, cs);
+        return -eval<typename NT::operand, Node + 1, Acc, Abs, Inv>(x.e, st, cs);
     } else {
       using L = typename NT::left;
       using R = typename NT::right;
@@ -376,32 +426,32 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // A hoisted product leaves out one side's factors (hoist_factor).
         constexpr bool lh = hoist_factor(NL, Abs), rh = hoist_factor(NR, Abs);
         if constexpr (lh && !rh)
-          return eval<L, NL, Acc, Abs>(x.l, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs);
         else if constexpr (rh && !lh)
-          return eval<R, NR, AR, Abs>(x.r, st, cs);
+          return eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
         else
-          return eval<L, NL, Acc, Abs>(x.l, st, cs) * eval<R, NR, AR, Abs>(x.r, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs) * eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
       } else if constexpr (NT::kind == node_kind::add) {
         if constexpr (lz)
-          return eval<R, NR, AR, Abs>(x.r, st, cs);
+          return eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
         else if constexpr (rz)
-          return eval<L, NL, Acc, Abs>(x.l, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs);
         else
-          return eval<L, NL, Acc, Abs>(x.l, st, cs) + eval<R, NR, AR, Abs>(x.r, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs) + eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
       } else {
         if constexpr (lz)
-          return -eval<R, NR, AR, Abs>(x.r, st, cs);
+          return -eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
         else if constexpr (rz)
-          return eval<L, NL, Acc, Abs>(x.l, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs);
         else
-          return eval<L, NL, Acc, Abs>(x.l, st, cs) - eval<R, NR, AR, Abs>(x.r, st, cs);
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs) - eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
       }
     }
   }
 
-  template <mask_t Abs>
+  template <mask_t Abs, mask_t Inv = 0>
   TENSORLEV_HOST_DEVICE static V eval_root(const state& st, const cursor& cs) {
-    return eval<E, 0, 1, Abs>(*st.expr, st, cs);
+    return eval<E, 0, 1, Abs, Inv>(*st.expr, st, cs);
   }
 
   // ---- loops ----------------------------------------------------------------
@@ -415,6 +465,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   template <class Cs>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void to_output(state& st, const Cs& cs, const V& value) {
     output::emit(st, cs, value);
+  }
+
+  // Loop Dp from loop Dp - 1's body: the innermost loop with its context
+  // inlined there (nest), the compiler otherwise called it out of line per
+  // row of B in SpGEMM or spilled what the context keeps in registers.
+  template <std::size_t Dp, mask_t Abs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void next_loop(state& st, const cursor& cs, V& tgt) {
+    if constexpr (leaf_loop<Dp, Abs>())
+      nest<Dp, Abs>(st, cs, tgt);
+    else
+      loop<Dp, Abs>(st, cs, tgt);
   }
 
   // Loop Dp. At the precompute depth, every top-level term runs its own
@@ -547,8 +608,64 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  // ---- the innermost loop's context (leaf_ctx) -------------------------------
+  //
+  // The innermost loop, where it binds the output's last coordinate and
+  // the output keeps a row there (the Gustavson workspace: `leaf`), runs
+  // with the row's pointers and count in locals and the values of the
+  // operands bound above it read once: through the state, every entry
+  // reloaded the row's pointers, stored its coordinate's variable, and
+  // reloaded A's value in A(i,j) * B(j,k) (a store into the row may alias
+  // any of them as far as the compiler knows). Host code only; the output
+  // declines the context in the device form's launches (leaf_open).
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr bool leaf_loop() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return false;
+#else
+    if constexpr (!out_leaf || Dp + 1 != O.n) {
+      return false;
+    } else {
+      constexpr const loop_plan& P = plan<Dp, Abs>;
+      return P.out_done && P.var == output::leaf_var && (Abs & (hoist_bit | combine_bit | block_bit)) == 0 &&
+             O.ra == 0 && D.ncomp == 0;
+    }
+#endif
+  }
+  // The operands present under Abs whose every level is bound above loop
+  // Dp: their values do not change in it.
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr mask_t leaf_invariant() {
+    mask_t m = 0;
+    for (std::size_t a = 1; a < NA; ++a) {
+      if (absent(Abs, static_cast<int>(a))) continue;
+      bool above = true;
+      for (std::size_t k = 0; k < D.acc[a].nlev; ++k)
+        if (var_pos(O, D.acc[a].lev[k].var) >= static_cast<int>(Dp)) above = false;
+      if (above) m |= mask_t{1} << a;
+    }
+    return m;
+  }
+  template <mask_t Inv, std::size_t... A>
+  static void read_invariant(leaf_ctx& lc, const state& st, const cursor& cs, std::index_sequence<A...>) {
+    ((((Inv >> A) & 1U) != 0 ? (void)(lc.inv[A] = access_value<A>(st, cs)) : (void)0), ...);
+  }
+  // Whether the cursor carries the innermost loop's context.
+  TENSORLEV_HOST_DEVICE static bool has_leaf(const cursor& cs) {
+    if constexpr (out_leaf)
+      return cs.lf != nullptr;
+    else
+      return (void)cs, false;
+  }
+
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop_nest(state& st, const cursor& cs, V& tgt) {
+    nest<Dp, Abs>(st, cs, tgt);
+  }
+  // loop_nest's body (inlined by next_loop into the innermost loop's parent
+  // where that loop has its context).
+  template <std::size_t Dp, mask_t Abs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void nest(state& st, const cursor& cs, V& tgt) {
     if constexpr (Dp == O.n) {
       if constexpr (nonzero(D, D.root, Abs)) tgt += eval_root<Abs>(st, cs);
     } else {
@@ -574,9 +691,26 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             }
           }
         }
-        [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
-          (point<Dp, Abs, Pt>(st, cs, tgt, cur, end), ...);
-        }(std::make_index_sequence<P.np>{});
+        const auto points = [&](const cursor& c) {
+          [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
+            (point<Dp, Abs, Pt>(st, c, tgt, cur, end), ...);
+          }(std::make_index_sequence<P.np>{});
+        };
+        if constexpr (leaf_loop<Dp, Abs>()) {
+          leaf_ctx lc;
+          cursor c = cs;
+          if (output::leaf_open(st, lc.out)) {
+            read_invariant<leaf_invariant<Dp, Abs>()>(lc, st, cs, std::make_index_sequence<NA>{});
+            c.lf = &lc;
+            points(c);
+            output::leaf_close(st, lc.out);
+          } else {
+            c.lf = nullptr;
+            points(c);
+          }
+        } else {
+          points(cs);
+        }
         output::template after_loop<Dp, Abs>(st, cs, begin);
       }
     }
@@ -962,7 +1096,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
                    const std::array<I, NM>& se) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     cursor cs = parent;
-    if constexpr (keep_var_val(P.var)) st.var_val[var_index(P.var)] = i;
+    // (With the innermost loop's context the output takes i from inner.)
+    if constexpr (keep_var_val(P.var)) {
+      if (!leaf_loop<Dp, Abs>() || !has_leaf(parent)) st.var_val[var_index(P.var)] = i;
+    }
     [&]<std::size_t... It>(std::index_sequence<It...>) {
       (
           [&] {
@@ -1070,10 +1207,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // (reduction) loops into a local and hand it to the output (a
         // counting pass needs no value: the reduction loops are skipped).
         V acc{};
+        if constexpr (leaf_loop<Dp, Abs>()) {
+          if (has_leaf(cs)) return output::leaf_emit(cs.lf->out, i, eval_root<Abs, leaf_invariant<Dp, Abs>()>(st, cs));
+        }
         if constexpr (Dp + 1 == O.n) {
           acc = eval_root<Abs>(st, cs);
         } else {
-          if (!output::counting(st)) loop<Dp + 1, Abs>(st, cs, acc);
+          if (!output::counting(st)) next_loop<Dp + 1, Abs>(st, cs, acc);
         }
         if constexpr ((Abs & block_bit) != 0)  // the target is the block workspace w[0] (kernel::blocked)
           (&tgt)[static_cast<std::size_t>(st.var_val[var_index(block_inner_var)])] += acc;
@@ -1081,7 +1221,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           to_output(st, cs, acc);
       } else {
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) st.hoist_any = true;
-        loop<Dp + 1, Abs>(st, cs, tgt);
+        next_loop<Dp + 1, Abs>(st, cs, tgt);
         output::template after_inner<Dp>(st, cs);
       }
     }

@@ -299,27 +299,87 @@ struct workspace_output : append_output<S> {
     if constexpr (device_builds) {
       if (st.out.dph != dphase::none) return device_emit(st, cs, c, value);
     }
-    if constexpr (base::host_assembled && marks_positions) {
-      const auto x = static_cast<std::size_t>(c);
-      const mark_t b = *st.out.base, m = st.out.where[x];
-      if (m >= b) {
-        st.out.rv[m - b] += value;
-      } else {
-        const std::size_t t = st.out.ntouched++;
-        st.out.where[x] = static_cast<mark_t>(b + static_cast<mark_t>(t));
-        st.out.touched[t] = c;
-        st.out.rv[t] = value;
-      }
-    } else if constexpr (base::host_assembled) {
-      const auto x = static_cast<std::size_t>(c);
-      if (!st.out.mark[x]) {
-        st.out.mark[x] = true;
-        st.out.touched[st.out.ntouched++] = c;
-        st.out.ws[x] = value;
-      } else {
-        st.out.ws[x] += value;
-      }
+    if constexpr (has_leaf) {
+      if constexpr (marks_positions)
+        add_at_position(st.out.where, *st.out.base, st.out.rv, st.out.touched, st.out.ntouched, c, value);
+      else
+        add_at_mark(st.out.mark, st.out.ws, st.out.touched, st.out.ntouched, c, value);
     }
+  }
+  // Adds value at coordinate c of the row: position marks (see data), or
+  // a dense row and its marks. (The row's parts as arguments: emit's come
+  // from the state, leaf_emit's from the innermost loop's locals.)
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void add_at_position(mark_t* where, mark_t b, V* rv, I* touched,
+                                                                           std::size_t& nt, I c, const V& value) {
+    const auto x = static_cast<std::size_t>(c);
+    const mark_t m = where[x];
+    if (m >= b) {
+      rv[m - b] += value;
+    } else {
+      const std::size_t t = nt++;
+      where[x] = static_cast<mark_t>(b + static_cast<mark_t>(t));
+      touched[t] = c;
+      rv[t] = value;
+    }
+  }
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void add_at_mark(bool* mark, V* ws, I* touched, std::size_t& nt,
+                                                                       I c, const V& value) {
+    const auto x = static_cast<std::size_t>(c);
+    if (!mark[x]) {
+      mark[x] = true;
+      touched[nt++] = c;
+      ws[x] = value;
+    } else {
+      ws[x] += value;
+    }
+  }
+  // The row as the innermost loop holds it (kernel::leaf_loop): what emit
+  // reads and writes per product, copied into a local before the loop and
+  // its count written back after it. Through the state, every product
+  // reloaded the row's pointers and base (a store into the row may alias
+  // the state as far as the compiler knows) and stored the coordinate's
+  // variable. leaf_open declines in the device form's launches (emit then
+  // runs as ever).
+  static constexpr bool has_leaf = base::host_assembled;
+  static constexpr char leaf_var = S::D.acc[0].lev[last].var;
+  struct leaf_positions {
+    mark_t* where;
+    V* rv;
+    I* touched;
+    std::size_t nt;
+    mark_t b;
+  };
+  struct leaf_dense {
+    bool* mark;
+    V* ws;
+    I* touched;
+    std::size_t nt;
+  };
+  using leaf = std::conditional_t<marks_positions, leaf_positions, leaf_dense>;
+  template <class St>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static bool leaf_open(St& st, leaf& l) {
+    if constexpr (device_builds) {
+      if (st.out.dph != dphase::none) return false;
+    }
+    l = leaf_of(st);
+    return true;
+  }
+  template <class St>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static leaf leaf_of(const St& st) {
+    if constexpr (marks_positions)
+      return leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base};
+    else
+      return leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched};
+  }
+  template <class St>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_close(St& st, const leaf& l) {
+    st.out.ntouched = l.nt;
+  }
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_emit(leaf& l, I c, const V& value) {
+    if constexpr (marks_positions)
+      add_at_position(l.where, l.b, l.rv, l.touched, l.nt, c, value);
+    else
+      add_at_mark(l.mark, l.ws, l.touched, l.nt, c, value);
   }
   // The device form's product c (value) of the current row: counted, or
   // added into the row's accumulator.

@@ -1,0 +1,229 @@
+// The innermost loop's context (kernel::leaf_loop, docs/design.md
+// "Innermost loop's context"): a workspace output (Gustavson rows into
+// CSR, unsorted CSR, DCSR) keeps its row in locals in the innermost loop,
+// and the operands bound above that loop are read once before it. Every
+// expression shape that reaches the context, operands in several formats
+// (absent operands above the loop in a union, a scalar, a repeated
+// operand, a term bound only in the innermost loop), zero and one
+// extents, = and +=, one thread and chunks, the recomputed values
+// (compute_numeric), against dense references. A value read once where it
+// changes per entry, an absent operand's value read at a stale position
+// (ASan), or a row count not written back shows here.
+#include "common.hpp"
+
+namespace {
+using namespace tltest;
+using namespace tensorlev::indices;
+
+enum class shape { product, negated, scaled, sum_left, diff_right, plus_term, scalar_factor, repeated };
+
+constexpr const char* shape_name(shape s) {
+  switch (s) {
+    case shape::product: return "A(i,k)*B(k,j)";
+    case shape::negated: return "-(A(i,k)*B(k,j))";
+    case shape::scaled: return "2.5*A(i,k)*B(k,j)";
+    case shape::sum_left: return "(A(i,k)+D(i,k))*B(k,j)";
+    case shape::diff_right: return "A(i,k)*(B(k,j)-E(k,j))";
+    case shape::plus_term: return "A(i,k)*B(k,j)+F(i,j)";
+    case shape::scalar_factor: return "s*A(i,k)*B(k,j)*s";
+    case shape::repeated: return "Q(i,k)*Q(k,j)";
+  }
+  return "?";
+}
+
+// Operands: A, D (m x n), B, E (n x p), F (m x p), Q (n x n; repeated
+// takes m = p = n), a scalar s.
+template <class FA, class FB>
+struct operands {
+  operand<FA> a, d;
+  operand<FB> b, e;
+  operand<csr> f;
+  operand<FA> q;
+  scalar<double> s{-1.5};
+};
+
+template <shape Sh, class FC, class FA, class FB>
+void run(tensor<double, FC>& C, operands<FA, FB>& o, bool add, std::size_t chunks) {
+  auto go = [&](const auto& e) {
+    if constexpr (Sh == shape::plus_term) {
+      // A sum of two products' terms: through the workspace (the
+      // precompute of the row), where += is not offered.
+      if (chunks == 0)
+        compute(C(i, j), e, tensorlev::loop_order<>{});
+      else
+        compute(tensorlev::executor{tensorlev::chunked_serial_executor(chunks)}, C(i, j), e);
+    } else {
+      run_in_chunks(chunks, add, C(i, j), e);
+    }
+  };
+  if constexpr (Sh == shape::product) go(o.a.t(i, k) * o.b.t(k, j));
+  if constexpr (Sh == shape::negated) go(-(o.a.t(i, k) * o.b.t(k, j)));
+  if constexpr (Sh == shape::scaled) go(2.5 * o.a.t(i, k) * o.b.t(k, j));
+  if constexpr (Sh == shape::sum_left) go((o.a.t(i, k) + o.d.t(i, k)) * o.b.t(k, j));
+  if constexpr (Sh == shape::diff_right) go(o.a.t(i, k) * (o.b.t(k, j) - o.e.t(k, j)));
+  if constexpr (Sh == shape::plus_term) go(o.a.t(i, k) * o.b.t(k, j) + o.f.t(i, j));
+  if constexpr (Sh == shape::scalar_factor) go(o.s() * o.a.t(i, k) * o.b.t(k, j) * o.s());
+  if constexpr (Sh == shape::repeated) go(o.q.t(i, k) * o.q.t(k, j));
+}
+
+template <shape Sh, class FA, class FB>
+std::vector<double> reference(const operands<FA, FB>& o, int m, int n, int p) {
+  if constexpr (Sh == shape::repeated) m = p = n;
+  std::vector<double> r(static_cast<std::size_t>(m) * static_cast<std::size_t>(p), 0.0);
+  const double s = o.s.value();
+  for (int x = 0; x < m; ++x)
+    for (int c = 0; c < p; ++c) {
+      double sum = 0;
+      for (int q = 0; q < n; ++q) {
+        const double a = o.a.d[x * n + q], b = o.b.d[q * p + c];
+        if constexpr (Sh == shape::product || Sh == shape::plus_term) sum += a * b;
+        if constexpr (Sh == shape::negated) sum += -(a * b);
+        if constexpr (Sh == shape::scaled) sum += 2.5 * a * b;
+        if constexpr (Sh == shape::sum_left) sum += (a + o.d.d[x * n + q]) * b;
+        if constexpr (Sh == shape::diff_right) sum += a * (b - o.e.d[q * p + c]);
+        if constexpr (Sh == shape::scalar_factor) sum += s * a * b * s;
+        if constexpr (Sh == shape::repeated) sum += o.q.d[x * n + q] * o.q.d[q * n + c];
+      }
+      if constexpr (Sh == shape::plus_term) sum += o.f.d[x * p + c];
+      r[static_cast<std::size_t>(x * p + c)] = sum;
+    }
+  return r;
+}
+
+template <class F, class... G>
+constexpr bool one_of = (std::is_same_v<F, G> || ...);
+
+template <shape Sh, class FC, class FA, class FB>
+std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t chunks, std::mt19937_64& rng) {
+  operands<FA, FB> o{random_operand<FA>(std::array<int, 2>{m, n}, fill, rng),
+                     random_operand<FA>(std::array<int, 2>{m, n}, fill, rng),
+                     random_operand<FB>(std::array<int, 2>{n, p}, fill, rng),
+                     random_operand<FB>(std::array<int, 2>{n, p}, fill, rng),
+                     random_operand<csr>(std::array<int, 2>{m, p}, fill, rng),
+                     random_operand<FA>(std::array<int, 2>{n, n}, fill, rng)};
+  const int rows = Sh == shape::repeated ? n : m, cols = Sh == shape::repeated ? n : p;
+  const std::string what = std::string(shape_name(Sh)) + " " + fname<FA>() + " x " + fname<FB>() + " -> " +
+                           fname<FC>() + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(p) +
+                           (add ? " +=" : " =") + (chunks ? " in " + std::to_string(chunks) + " chunks" : "");
+  // += adds to an output that holds a random pattern already.
+  auto start = random_operand<FC>(std::array<int, 2>{rows, cols}, add ? fill : 0.0, rng);
+  tensor<double, FC> C = std::move(start.t);
+  std::vector<double> ref = reference<Sh>(o, m, n, p);
+  if (add)
+    for (std::size_t x = 0; x < ref.size(); ++x) ref[x] += start.d[x];
+  run<Sh>(C, o, add, chunks);
+  std::size_t bad = mismatches(C, ref, what);
+  if (!add) {
+    // Twice more: into the same C (its arrays recycled), then new values
+    // with the same patterns through compute_numeric where the shape is a
+    // single product into a workspace output (compute_numeric takes
+    // those).
+    run<Sh>(C, o, false, chunks);
+    bad += mismatches(C, ref, what + ", recomputed");
+    // (Products the workspace assembles: row-major operands with ordered
+    // rows; other operand formats take another plan.)
+    constexpr bool numeric = one_of<FC, csr, csr_unsorted> && one_of<FA, csr, coo, coo_aos, dcsr, dense_row_major> &&
+                             one_of<FB, csr, dcsr, coo>;
+    if constexpr (numeric && (Sh == shape::product || Sh == shape::scaled || Sh == shape::negated)) {
+      for (double& v : o.a.t.values()) v = 3.0 * v - 1.0;
+      o.a.d = to_dense(o.a.t);
+      auto e = [&] {
+        if constexpr (Sh == shape::product) return o.a.t(i, k) * o.b.t(k, j);
+        if constexpr (Sh == shape::negated) return -(o.a.t(i, k) * o.b.t(k, j));
+        if constexpr (Sh == shape::scaled) return 2.5 * o.a.t(i, k) * o.b.t(k, j);
+      }();
+      if (chunks == 0)
+        compute_numeric(C(i, j), e);
+      else
+        compute_numeric(tensorlev::chunked_serial_executor(chunks), C(i, j), e);
+      bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", compute_numeric");
+    }
+  }
+  return bad;
+}
+
+template <shape Sh, class FC, class FA, class FB>
+std::size_t sweep(std::mt19937_64& rng) {
+  std::size_t bad = 0;
+  for (const std::size_t chunks : {std::size_t{0}, std::size_t{3}})
+    for (const bool add : {false, true}) {
+      if (add && Sh == shape::plus_term) continue;
+      for (int m : {0, 1, 9})
+        for (int n : {0, 1, 7})
+          for (int p : {1, 13}) bad += leaf_case<Sh, FC, FA, FB>(m, n, p, 0.4, add, chunks, rng);
+      bad += leaf_case<Sh, FC, FA, FB>(40, 30, 50, 0.15, add, chunks, rng);
+    }
+  return bad;
+}
+
+template <shape Sh>
+std::size_t every_output(std::mt19937_64& rng) {
+  std::size_t bad = 0;
+  bad += sweep<Sh, csr, csr, csr>(rng);
+  bad += sweep<Sh, csr_unsorted, csr, csr>(rng);
+  bad += sweep<Sh, dcsr, coo, dcsr>(rng);
+  bad += sweep<Sh, csr_unsorted, hash_rows, coo>(rng);
+  return bad;
+}
+
+TEST(LeafLoop, ProductOperandFormats) {
+  std::mt19937_64 rng(41);
+  std::size_t bad = every_output<shape::product>(rng);
+  // Every operand format above and in the innermost loop.
+  for_each_format<mode_matrix_formats>([&](auto fa) {
+    using FA = typename decltype(fa)::type;
+    bad += sweep<shape::product, csr_unsorted, FA, csr>(rng);
+  });
+  bad += sweep<shape::product, csr, dense_row_major, dcsr>(rng);
+  bad += sweep<shape::product, csr, csr, hash_rows>(rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(LeafLoop, ExpressionShapes) {
+  std::mt19937_64 rng(42);
+  std::size_t bad = 0;
+  bad += every_output<shape::negated>(rng);
+  bad += every_output<shape::scaled>(rng);
+  bad += every_output<shape::sum_left>(rng);
+  bad += every_output<shape::diff_right>(rng);
+  bad += every_output<shape::plus_term>(rng);
+  bad += every_output<shape::scalar_factor>(rng);
+  bad += every_output<shape::repeated>(rng);
+  EXPECT_EQ(bad, 0u);
+}
+
+// Where the context is planned: the innermost loop of SpGEMM into CSR and
+// unsorted CSR (binding the output's last coordinate), with A's value read
+// once there (access 1) and B's per entry (access 2); not the loops above
+// it, not SpMV (a located output keeps no row), not a product whose
+// innermost loop is a reduction (the output's last coordinate is bound
+// above it), not the device form's code.
+TEST(LeafLoop, Plan) {
+  using A_t = const tensor<double, csr>&;
+  using gemm = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
+                          decltype(std::declval<A_t>()(i, j) * std::declval<A_t>()(j, k)), false, 0>;
+  static_assert(gemm::leaf_loop<2, 0>() && !gemm::leaf_loop<1, 0>() && !gemm::leaf_loop<0, 0>());
+  static_assert(gemm::leaf_invariant<2, 0>() == cg::mask_t{1} << 1);
+  using gemm_u = cg::kernel<decltype(std::declval<tensor<double, csr_unsorted>&>()(i, k)),
+                            decltype(std::declval<A_t>()(i, j) * std::declval<A_t>()(j, k)), false, 0>;
+  static_assert(gemm_u::leaf_loop<2, 0>());
+  // (A(i,j) + D(i,j)) * B(j,k): where D is absent (bit 2), only A is read once.
+  using sum = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
+                         decltype((std::declval<A_t>()(i, j) + std::declval<A_t>()(i, j)) * std::declval<A_t>()(j, k)),
+                         false, 0>;
+  static_assert(sum::leaf_invariant<2, 0>() == ((cg::mask_t{1} << 1) | (cg::mask_t{1} << 2)));
+  static_assert(sum::leaf_invariant<2, cg::mask_t{1} << 2>() == cg::mask_t{1} << 1);
+  using spmv = cg::kernel<decltype(std::declval<tensor<double, dense_vector>&>()(i)),
+                          decltype(std::declval<A_t>()(i, j) * std::declval<const tensor<double, dense_vector>&>()(j)),
+                          false, 0>;
+  static_assert(!spmv::out_leaf && !spmv::leaf_loop<1, 0>());
+  // C(i,k) = A(i,k,l) * B(l): l innermost, below the output's coordinates.
+  using reduce = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
+                            decltype(std::declval<const tensor<double, csf>&>()(i, k, l) *
+                                     std::declval<const tensor<double, dense_vector>&>()(l)),
+                            false, 0>;
+  static_assert(!reduce::leaf_loop<2, 0>() && !reduce::leaf_loop<1, 0>());
+  SUCCEED();
+}
+
+}  // namespace
