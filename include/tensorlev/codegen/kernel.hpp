@@ -1215,7 +1215,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         } else {
           if (!output::counting(st)) next_loop<Dp + 1, Abs>(st, cs, acc);
         }
-        if constexpr ((Abs & block_bit) != 0)  // the target is the block workspace w[0] (kernel::blocked)
+        if constexpr ((Abs & block_bit) != 0 && P.var == block_inner_var)  // the target is the block workspace w[0] (kernel::blocked), i its lane
+          (&tgt)[static_cast<std::size_t>(i)] += acc;
+        else if constexpr ((Abs & block_bit) != 0)
           (&tgt)[static_cast<std::size_t>(st.var_val[var_index(block_inner_var)])] += acc;
         else
           to_output(st, cs, acc);
