@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "tensorlev/codegen.hpp"
+#include "tensorlev/codegen/print.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/pack.hpp"
 

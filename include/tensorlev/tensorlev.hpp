@@ -4,6 +4,7 @@
 /// file IO. MPI lives in tensorlev/dist/ and is never included from here.
 
 #include "codegen.hpp"
+#include "codegen/print.hpp"
 #include "coordinate_list.hpp"
 #include "error.hpp"
 #include "format.hpp"
