@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <complex>
 #include <functional>
 #include <random>
 
@@ -145,6 +146,105 @@ TEST(Einsum, OptimalPathMatchesExhaustiveSearch) {
   }
   EXPECT_EQ(checked, 300);
   EXPECT_THROW((void)optimal_path(parse_einsum("ij,jk->ik"), std::vector<long long>{2, 2}), tensorlev::error);
+}
+
+
+// ---- the einsum as one statement: Table IV's kernels ------------------------------------
+
+// Independent reference: every combination of index values, the product of
+// the inputs' entries added into the output's entry.
+template <class V>
+std::vector<V> naive_einsum(const einsum_spec& e, const std::vector<long long>& ext,
+                            const std::vector<std::vector<V>>& in) {
+  auto offset = [&](const std::array<int, max_dist_dims>& idx, std::size_t order, const std::vector<long long>& x) {
+    long long o = 0;
+    for (std::size_t d = 0; d < order; ++d) o = o * ext[static_cast<std::size_t>(idx[d])] + x[static_cast<std::size_t>(idx[d])];
+    return static_cast<std::size_t>(o);
+  };
+  long long out_size = 1;
+  for (std::size_t d = 0; d < e.output_order; ++d) out_size *= ext[static_cast<std::size_t>(e.output[d])];
+  std::vector<V> out(static_cast<std::size_t>(out_size), V{});
+  std::vector<long long> x(e.nindices, 0);
+  long long total = 1;
+  for (std::size_t v = 0; v < e.nindices; ++v) total *= ext[v];
+  for (long long c = 0; c < total; ++c) {
+    long long r = c;
+    for (std::size_t v = e.nindices; v-- > 0;) x[v] = r % ext[v], r /= ext[v];
+    V p{1};
+    for (std::size_t k = 0; k < e.ninputs; ++k) p *= in[k][offset(e.input[k], e.input_order[k], x)];
+    out[offset(e.output, e.output_order, x)] += p;
+  }
+  return out;
+}
+
+template <class V>
+V entry(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> d(-3, 3);
+  if constexpr (std::is_same_v<V, double>)
+    return d(rng);
+  else
+    return V(d(rng), d(rng));
+}
+
+template <std::size_t N, class V>
+tensorlev::tensor<V, tensorlev::dense_tensor<N>> dense_of(const std::vector<long long>& dims, std::vector<V>& vals,
+                                                           std::mt19937_64& rng) {
+  std::array<int, N> d{};
+  std::size_t size = 1;
+  for (std::size_t q = 0; q < N; ++q) d[q] = static_cast<int>(dims[q]), size *= static_cast<std::size_t>(dims[q]);
+  tensorlev::tensor<V, tensorlev::dense_tensor<N>> t(d);
+  vals.resize(size);
+  for (std::size_t q = 0; q < size; ++q) t.values()[q] = vals[q] = entry<V>(rng);
+  return t;
+}
+
+template <fixed_string S, class V, std::size_t... Orders>
+std::size_t table_iv_case(std::vector<long long> ext, std::mt19937_64& rng) {
+  constexpr einsum_spec e = einsum<S>::spec;
+  std::vector<std::vector<V>> vals(e.ninputs);
+  auto dims_of = [&](std::size_t k) {
+    std::vector<long long> d;
+    for (std::size_t q = 0; q < e.input_order[k]; ++q) d.push_back(ext[static_cast<std::size_t>(e.input[k][q])]);
+    return d;
+  };
+  auto run = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    auto ops = std::make_tuple(dense_of<Orders>(dims_of(K), vals[K], rng)...);
+    std::array<int, e.output_order> od{};
+    for (std::size_t q = 0; q < e.output_order; ++q) od[q] = static_cast<int>(ext[static_cast<std::size_t>(e.output[q])]);
+    tensorlev::tensor<V, tensorlev::dense_tensor<e.output_order>> out(od);
+    einsum_compute<S>(out, std::get<K>(ops)...);
+    return std::vector<V>(out.values().begin(), out.values().end());
+  };
+  const std::vector<V> got = run(std::make_index_sequence<sizeof...(Orders)>{});
+  const std::vector<V> ref = naive_einsum<V>(e, ext, vals);
+  std::size_t bad = got.size() != ref.size();
+  for (std::size_t q = 0; q < std::min(got.size(), ref.size()); ++q) bad += got[q] != ref[q];
+  if (bad) ADD_FAILURE() << S.view() << ": " << bad << " entries differ";
+  return bad;
+}
+
+TEST(Einsum, TableIvKernelsAsOneStatement) {
+  // Seed 002's Table IV at reduced sizes, in doubles and complex doubles
+  // (integer parts: every sum exact), zero and one extents included.
+  std::mt19937_64 rng(13);
+  std::size_t bad = 0;
+  for (long long n : {0, 1, 3, 5}) {
+    const long long r = n == 0 ? 2 : n + 1;
+    bad += table_iv_case<"ij,jk->ik", double, 2, 2>({n, r, n}, rng);
+    bad += table_iv_case<"ij,jk,kl->il", std::complex<double>, 2, 2, 2>({n, r, n, r}, rng);
+    bad += table_iv_case<"ij,jk,kl,lm->im", double, 2, 2, 2, 2>({n, r, n, r, n}, rng);
+    bad += table_iv_case<"ijk,ja,ka->ia", std::complex<double>, 3, 2, 2>({n, r, n, r}, rng);
+    bad += table_iv_case<"ijk,ia,ka->ja", double, 3, 2, 2>({n, r, n, r}, rng);
+    bad += table_iv_case<"ijk,ia,ja->ka", std::complex<double>, 3, 2, 2>({n, r, n, r}, rng);
+  }
+  for (long long n : {1, 2, 3}) {
+    bad += table_iv_case<"ijklm,ja,ka,la,ma->ia", double, 5, 2, 2, 2, 2>({n, n + 1, n, 2, n, 3}, rng);
+    bad += table_iv_case<"ijklm,ia,ja,la,ma->ka", std::complex<double>, 5, 2, 2, 2, 2>({n, n + 1, n, 2, n, 2}, rng);
+    bad += table_iv_case<"ijklm,ia,ja,ka,la->ma", double, 5, 2, 2, 2, 2>({n, 2, n, n + 1, 2, 3}, rng);
+    bad += table_iv_case<"ijklm,jb,kc,ld,me->ibcde", std::complex<double>, 5, 2, 2, 2, 2>(
+        {n, 2, n, 2, n, 2, 2, 1, 2}, rng);
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 // ---- SOAP ------------------------------------------------------------------------------

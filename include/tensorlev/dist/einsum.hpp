@@ -44,6 +44,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../codegen.hpp"
 #include "../error.hpp"
 #include "notation.hpp"
 
@@ -191,6 +192,48 @@ inline einsum_spec parse_einsum_checked(std::string_view s) {
     case einsum_error::none: break;
   }
   throw error("einsum \"" + std::string(s) + "\": " + what + " at character " + std::to_string(e.position));
+}
+
+// ---- the einsum as one statement ----------------------------------------------------
+
+namespace detail {
+template <class T>
+constexpr std::size_t einsum_order() {
+  if constexpr (requires { T::order; })
+    return T::order;
+  else
+    return 0;  // scalar<V>
+}
+template <fixed_string S, std::size_t K, class T, std::size_t... D>
+auto einsum_access(T& t, std::index_sequence<D...>) {
+  constexpr einsum_spec e = parse_einsum(S.view());
+  return t(index_var<e.letter[static_cast<std::size_t>(e.input[K][D])]>{}...);
+}
+template <fixed_string S, class T, std::size_t... D>
+auto einsum_output(T& t, std::index_sequence<D...>) {
+  constexpr einsum_spec e = parse_einsum(S.view());
+  return t(index_var<e.letter[static_cast<std::size_t>(e.output[D])]>{}...);
+}
+}  // namespace detail
+
+/// Computes the einsum on one node as one index-notation statement: `out`
+/// gets the product of the inputs' accesses, every index not in the output
+/// summed (`einsum_compute<"ijk,ja,ka->ia">(M, X, A, B)` is `M(i,a) =
+/// X(i,j,k) * A(j,a) * B(k,a)`); with `add`, `+=`. One loop nest over all
+/// the indices, as the generator plans it: no contraction order.
+template <fixed_string S, class Out, class... In>
+void einsum_compute(Out& out, const In&... in) {
+  using E = einsum<S>;
+  constexpr einsum_spec e = E::spec;
+  static_assert(sizeof...(In) == e.ninputs, "tensorlev::dist::einsum_compute: one tensor per input of the einsum string");
+  static_assert(detail::einsum_order<std::remove_cvref_t<Out>>() == e.output_order,
+                "tensorlev::dist::einsum_compute: the output's order must match the einsum's output indices");
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    static_assert(((detail::einsum_order<std::remove_cvref_t<In>>() == e.input_order[K]) && ...),
+                  "tensorlev::dist::einsum_compute: each input's order must match its indices in the einsum string");
+    detail::einsum_output<S>(out, std::make_index_sequence<e.output_order>{}) =
+        (detail::einsum_access<S, K>(in, std::make_index_sequence<e.input_order[K]>{}) * ...);
+  }(std::index_sequence_for<In...>{});
 }
 
 // ---- contraction order ------------------------------------------------------------
