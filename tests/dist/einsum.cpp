@@ -247,6 +247,68 @@ TEST(Einsum, TableIvKernelsAsOneStatement) {
   EXPECT_EQ(bad, 0u);
 }
 
+template <class V>
+std::size_t path_case(const std::string& s, std::mt19937_64& rng) {
+  const einsum_spec e = parse_einsum_checked(s);
+  std::vector<long long> ext(e.nindices);
+  for (auto& x : ext) x = rng() % 10 == 0 ? 0 : 1 + static_cast<long long>(rng() % 3);
+  std::vector<std::vector<V>> vals(e.ninputs);
+  std::vector<dense_operand<V>> ops(e.ninputs);
+  for (std::size_t k = 0; k < e.ninputs; ++k) {
+    for (std::size_t d = 0; d < e.input_order[k]; ++d) {
+      ops[k].idx.push_back(e.input[k][d]);
+      ops[k].ext.push_back(ext[static_cast<std::size_t>(e.input[k][d])]);
+    }
+    vals[k].resize(static_cast<std::size_t>(ops[k].size()));
+    for (auto& x : vals[k]) x = entry<V>(rng);
+    ops[k].data = vals[k];
+  }
+  const contraction_path p = optimal_path(e, ext);
+  const dense_operand<V> got = run_path<V>(e, p, ext, ops);
+  const std::vector<V> ref = naive_einsum<V>(e, ext, vals);
+  if (got.data != ref) {
+    ADD_FAILURE() << s << " with extents " << ::testing::PrintToString(ext) << ":\n" << p.to_string(e);
+    return 1;
+  }
+  return 0;
+}
+
+TEST(Einsum, RunPathMatchesEveryIndexCombination) {
+  // Random einsums (batch indices, indices summed inside one operand,
+  // full contractions, one input) run step by step along their optimal
+  // path, against the loop over every index combination.
+  std::mt19937_64 rng(17);
+  const std::string letters = "abcdef";
+  std::size_t bad = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 4);
+    std::string s, used;
+    for (int k = 0; k < n; ++k) {
+      if (k) s += ',';
+      std::string op;
+      const int order = 1 + static_cast<int>(rng() % 3);
+      while (static_cast<int>(op.size()) < order) {
+        const char c = letters[rng() % letters.size()];
+        if (op.find(c) == std::string::npos) op += c;
+      }
+      s += op;
+      for (char c : op)
+        if (used.find(c) == std::string::npos) used += c;
+    }
+    std::string out;
+    for (char c : used)
+      if (rng() % 2) out.insert(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)), c);
+    s += "->" + out;
+    bad += trial % 2 ? path_case<double>(s, rng) : path_case<std::complex<double>>(s, rng);
+  }
+  bad += path_case<double>("ijk,ja,ka,al->il", rng);
+  EXPECT_EQ(bad, 0u);
+  const std::vector<long long> ext{2, 2};
+  EXPECT_THROW((void)contract_pair(dense_operand<double>{{0}, {3}, {1, 2, 3}}, dense_operand<double>{{1}, {2}, {1, 2}},
+                                   {0, 1}, ext),
+               tensorlev::shape_error);
+}
+
 // ---- SOAP ------------------------------------------------------------------------------
 
 TEST(Soap, MttkrpTileBoundAndIntensity) {

@@ -345,6 +345,134 @@ inline contraction_path optimal_path(const einsum_spec& e, std::span<const long 
   return path;
 }
 
+// ---- running a path on one node: dense contractions at run time --------------------
+
+/// A dense row-major tensor over einsum indices: `idx[d]` is dimension d's
+/// index number, `ext[d]` its extent. The local operand of a contraction
+/// step (an input, an intermediate, a block of either on a rank).
+template <class V>
+struct dense_operand {
+  std::vector<int> idx;
+  std::vector<long long> ext;
+  std::vector<V> data;
+
+  [[nodiscard]] long long size() const {
+    long long n = 1;
+    for (const long long e : ext) n *= e;
+    return n;
+  }
+};
+
+namespace detail {
+// Row-major strides of a dense operand, per index number (0 where absent).
+template <class V>
+std::array<long long, max_einsum_indices> einsum_strides(const dense_operand<V>& t) {
+  std::array<long long, max_einsum_indices> s{};
+  long long st = 1;
+  for (std::size_t d = t.idx.size(); d-- > 0;) {
+    s[static_cast<std::size_t>(t.idx[d])] = st;
+    st *= t.ext[d];
+  }
+  return s;
+}
+}  // namespace detail
+
+/// The binary contraction of a and b into the indices `out` (in that
+/// order; each from a or b): out = sum over the other indices of a * b.
+/// Indices in both operands and the output are batch indices (a KRP's),
+/// in both and not the output contracted, in one only and not the output
+/// summed on their own. `extent[v]` is index v's extent. One pass over
+/// the index space of a and b with strided reads: the reference for the
+/// distributed engine's local steps, not a tuned GEMM.
+template <class V>
+dense_operand<V> contract_pair(const dense_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
+                               std::span<const long long> extent) {
+  auto check = [&](const dense_operand<V>& t, const char* which) {
+    if (t.idx.size() != t.ext.size() || static_cast<long long>(t.data.size()) != t.size())
+      throw shape_error(std::string("contract_pair: operand ") + which + "'s indices, extents and values disagree");
+    for (std::size_t d = 0; d < t.idx.size(); ++d)
+      if (t.idx[d] < 0 || static_cast<std::size_t>(t.idx[d]) >= extent.size() ||
+          t.ext[d] != extent[static_cast<std::size_t>(t.idx[d])])
+        throw shape_error(std::string("contract_pair: operand ") + which + "'s dimension " + std::to_string(d) +
+                          " does not have its index's extent");
+  };
+  check(a, "a");
+  check(b, "b");
+  std::uint32_t ma = 0, mb = 0;
+  for (const int v : a.idx) ma |= std::uint32_t{1} << v;
+  for (const int v : b.idx) mb |= std::uint32_t{1} << v;
+  dense_operand<V> c;
+  c.idx = out;
+  for (const int v : out) {
+    if (v < 0 || (((ma | mb) >> v) & 1U) == 0)
+      throw shape_error("contract_pair: an output index neither operand has");
+    c.ext.push_back(extent[static_cast<std::size_t>(v)]);
+  }
+  c.data.assign(static_cast<std::size_t>(c.size()), V{});
+  const auto sa = detail::einsum_strides(a), sb = detail::einsum_strides(b), sc = detail::einsum_strides(c);
+  std::vector<int> vars;
+  for (std::size_t v = 0; v < max_einsum_indices; ++v)
+    if (((ma | mb) >> v) & 1U) vars.push_back(static_cast<int>(v));
+  long long total = 1;
+  for (const int v : vars) total *= extent[static_cast<std::size_t>(v)];
+  if (total == 0) return c;
+  std::vector<long long> x(vars.size(), 0);
+  long long pa = 0, pb = 0, pc = 0;
+  for (long long n = 0; n < total; ++n) {
+    c.data[static_cast<std::size_t>(pc)] += a.data[static_cast<std::size_t>(pa)] * b.data[static_cast<std::size_t>(pb)];
+    for (std::size_t q = vars.size(); q-- > 0;) {  // odometer, the last index fastest
+      const auto v = static_cast<std::size_t>(vars[q]);
+      if (++x[q] < extent[v]) {
+        pa += sa[v], pb += sb[v], pc += sc[v];
+        break;
+      }
+      pa -= sa[v] * (extent[v] - 1), pb -= sb[v] * (extent[v] - 1), pc -= sc[v] * (extent[v] - 1);
+      x[q] = 0;
+    }
+  }
+  return c;
+}
+
+/// Runs a contraction path on one node: each step's operands (inputs, in
+/// their einsum index order, or earlier results) contracted into the
+/// indices the step keeps, the last into the output's order. One input:
+/// the output is that input with the indices the output lacks summed.
+template <class V>
+dense_operand<V> run_path(const einsum_spec& e, const contraction_path& path, std::span<const long long> extent,
+                          std::vector<dense_operand<V>> inputs) {
+  if (inputs.size() != e.ninputs) throw shape_error("run_path: one operand per input of the einsum");
+  std::vector<int> out(e.output.begin(), e.output.begin() + static_cast<std::ptrdiff_t>(e.output_order));
+  if (e.ninputs == 1) {
+    dense_operand<V> one{{}, {}, {V{1}}};
+    return contract_pair(inputs[0], one, out, extent);
+  }
+  std::vector<std::pair<std::uint32_t, dense_operand<V>>> live;
+  for (std::size_t k = 0; k < inputs.size(); ++k) live.emplace_back(std::uint32_t{1} << k, std::move(inputs[k]));
+  auto take = [&](std::uint32_t u) {
+    for (std::size_t q = 0; q < live.size(); ++q)
+      if (live[q].first == u) {
+        dense_operand<V> t = std::move(live[q].second);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(q));
+        return t;
+      }
+    throw error("run_path: the path does not match the einsum");
+  };
+  for (std::size_t k = 0; k < path.steps.size(); ++k) {
+    const contraction_step& st = path.steps[k];
+    std::vector<int> keep;
+    if (k + 1 == path.steps.size()) {
+      keep = out;
+    } else {
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if ((st.result_indices >> v) & 1U) keep.push_back(static_cast<int>(v));
+    }
+    const dense_operand<V> l = take(st.left), r = take(st.right);
+    live.emplace_back(st.left | st.right, contract_pair(l, r, keep, extent));
+  }
+  if (live.size() != 1) throw error("run_path: the path does not join every input");
+  return std::move(live.front().second);
+}
+
 // ---- SOAP: tiles, the I/O lower bound, grids -----------------------------------
 
 /// A contraction group: the indices of its iteration space (a mask over an
