@@ -105,30 +105,39 @@ TEST(Einsum, DeinsumMttkrpOrder) {
   EXPECT_DOUBLE_EQ(q.flops, exhaustive_flops(m, me));
 }
 
+// A random einsum: 1 to max_inputs inputs of 1-3 distinct letters each, an
+// output drawn from the letters used (in order of first use, or shuffled).
+std::string random_einsum(std::mt19937_64& rng, const std::string& letters, int max_inputs, bool shuffle) {
+  const int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(max_inputs));
+  std::string s, used;
+  for (int k = 0; k < n; ++k) {
+    if (k) s += ',';
+    std::string op;
+    const int order = 1 + static_cast<int>(rng() % 3);
+    while (static_cast<int>(op.size()) < order) {
+      const char c = letters[rng() % letters.size()];
+      if (op.find(c) == std::string::npos) op += c;
+    }
+    s += op;
+    for (char c : op)
+      if (used.find(c) == std::string::npos) used += c;
+  }
+  std::string out;
+  for (char c : used)
+    if (rng() % 2) {
+      if (shuffle)
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)), c);
+      else
+        out += c;
+    }
+  return s + "->" + out;
+}
+
 TEST(Einsum, OptimalPathMatchesExhaustiveSearch) {
   std::mt19937_64 rng(7);
-  const std::string letters = "abcdefg";
   int checked = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    // 1-5 inputs of 1-3 distinct letters each, an output drawn from them.
-    const int n = 1 + static_cast<int>(rng() % 5);
-    std::string s, used;
-    for (int k = 0; k < n; ++k) {
-      if (k) s += ',';
-      std::string op;
-      const int order = 1 + static_cast<int>(rng() % 3);
-      while (static_cast<int>(op.size()) < order) {
-        const char c = letters[rng() % letters.size()];
-        if (op.find(c) == std::string::npos) op += c;
-      }
-      s += op;
-      for (char c : op)
-        if (used.find(c) == std::string::npos) used += c;
-    }
-    std::string out;
-    for (char c : used)
-      if (rng() % 2) out += c;
-    s += "->" + out;
+    const std::string s = random_einsum(rng, "abcdefg", 5, false);
     const einsum_spec e = parse_einsum(s);
     ASSERT_EQ(e.error, einsum_error::none) << s;
     std::vector<long long> ext(e.nindices);
@@ -278,27 +287,9 @@ TEST(Einsum, RunPathMatchesEveryIndexCombination) {
   // full contractions, one input) run step by step along their optimal
   // path, against the loop over every index combination.
   std::mt19937_64 rng(17);
-  const std::string letters = "abcdef";
   std::size_t bad = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const int n = 1 + static_cast<int>(rng() % 4);
-    std::string s, used;
-    for (int k = 0; k < n; ++k) {
-      if (k) s += ',';
-      std::string op;
-      const int order = 1 + static_cast<int>(rng() % 3);
-      while (static_cast<int>(op.size()) < order) {
-        const char c = letters[rng() % letters.size()];
-        if (op.find(c) == std::string::npos) op += c;
-      }
-      s += op;
-      for (char c : op)
-        if (used.find(c) == std::string::npos) used += c;
-    }
-    std::string out;
-    for (char c : used)
-      if (rng() % 2) out.insert(out.begin() + static_cast<std::ptrdiff_t>(rng() % (out.size() + 1)), c);
-    s += "->" + out;
+    const std::string s = random_einsum(rng, "abcdef", 4, true);
     bad += trial % 2 ? path_case<double>(s, rng) : path_case<std::complex<double>>(s, rng);
   }
   bad += path_case<double>("ijk,ja,ka,al->il", rng);
