@@ -1,14 +1,21 @@
-// The innermost loop's context (kernel::leaf_loop, docs/design.md
-// "Innermost loop's context"): a workspace output (Gustavson rows into
-// CSR, unsorted CSR, DCSR) keeps its row in locals in the innermost loop,
-// and the operands bound above that loop are read once before it. Every
-// expression shape that reaches the context, operands in several formats
-// (absent operands above the loop in a union, a scalar, a repeated
-// operand, a term bound only in the innermost loop), zero and one
-// extents, = and +=, one thread and chunks, the recomputed values
-// (compute_numeric), against dense references. A value read once where it
-// changes per entry, an absent operand's value read at a stale position
-// (ASan), or a row count not written back shows here.
+// The innermost loop's context (kernel::leaf_loop, docs/design.md "The
+// innermost loop's context"): a workspace output (Gustavson rows into CSR,
+// unsorted CSR or CSC) keeps its row in locals in the innermost loop, and
+// the operands bound above that loop are read once before it. Every
+// expression shape that reaches the context (negation, scaling, a union
+// above the loop with absent operands, a difference in the loop, a second
+// term reached through the loop's union (A(i,k)*(B(k,j) + g(j))), a
+// scalar, a repeated operand), operands in the formats whose plan is the
+// workspace (and the others, which run another plan: checked all the
+// same), zero and one extents, one thread (with the sampled capacity:
+// 64 chunks of loop 0 or more) and chunks, the recomputed values
+// (compute_numeric), against dense references; += runs the statement into
+// a temporary and adds it (no context of its own). A value read once where
+// it changes per entry, an absent operand's value read at a stale
+// position (ASan), or a row count not written back shows here. And the
+// precompute depth: each term runs its own loops under the context
+// (unsorted operands merged without copies; before the fix the context
+// bypassed the split, which no longer compiled there).
 #include "common.hpp"
 
 namespace {
@@ -24,44 +31,33 @@ constexpr const char* shape_name(shape s) {
     case shape::scaled: return "2.5*A(i,k)*B(k,j)";
     case shape::sum_left: return "(A(i,k)+D(i,k))*B(k,j)";
     case shape::diff_right: return "A(i,k)*(B(k,j)-E(k,j))";
-    case shape::plus_term: return "A(i,k)*B(k,j)+F(i,j)";
+    case shape::plus_term: return "A(i,k)*B(k,j)+A(i,k)*g(j)";
     case shape::scalar_factor: return "s*A(i,k)*B(k,j)*s";
     case shape::repeated: return "Q(i,k)*Q(k,j)";
   }
   return "?";
 }
 
-// Operands: A, D (m x n), B, E (n x p), F (m x p), Q (n x n; repeated
-// takes m = p = n), a scalar s.
+// Operands: A, D (m x n), B, E (n x p), g (p), Q (n x n; repeated takes
+// m = p = n), a scalar s.
 template <class FA, class FB>
 struct operands {
   operand<FA> a, d;
   operand<FB> b, e;
-  operand<csr> f;
+  operand<dense_vector> g;
   operand<FA> q;
   scalar<double> s{-1.5};
 };
 
 template <shape Sh, class FC, class FA, class FB>
 void run(tensor<double, FC>& C, operands<FA, FB>& o, bool add, std::size_t chunks) {
-  auto go = [&](const auto& e) {
-    if constexpr (Sh == shape::plus_term) {
-      // A sum of two products' terms: through the workspace (the
-      // precompute of the row), where += is not offered.
-      if (chunks == 0)
-        compute(C(i, j), e, tensorlev::loop_order<>{});
-      else
-        compute(tensorlev::executor{tensorlev::chunked_serial_executor(chunks)}, C(i, j), e);
-    } else {
-      run_in_chunks(chunks, add, C(i, j), e);
-    }
-  };
+  auto go = [&](const auto& e) { run_in_chunks(chunks, add, C(i, j), e); };
   if constexpr (Sh == shape::product) go(o.a.t(i, k) * o.b.t(k, j));
   if constexpr (Sh == shape::negated) go(-(o.a.t(i, k) * o.b.t(k, j)));
   if constexpr (Sh == shape::scaled) go(2.5 * o.a.t(i, k) * o.b.t(k, j));
   if constexpr (Sh == shape::sum_left) go((o.a.t(i, k) + o.d.t(i, k)) * o.b.t(k, j));
   if constexpr (Sh == shape::diff_right) go(o.a.t(i, k) * (o.b.t(k, j) - o.e.t(k, j)));
-  if constexpr (Sh == shape::plus_term) go(o.a.t(i, k) * o.b.t(k, j) + o.f.t(i, j));
+  if constexpr (Sh == shape::plus_term) go(o.a.t(i, k) * o.b.t(k, j) + o.a.t(i, k) * o.g.t(j));
   if constexpr (Sh == shape::scalar_factor) go(o.s() * o.a.t(i, k) * o.b.t(k, j) * o.s());
   if constexpr (Sh == shape::repeated) go(o.q.t(i, k) * o.q.t(k, j));
 }
@@ -75,16 +71,19 @@ std::vector<double> reference(const operands<FA, FB>& o, int m, int n, int p) {
     for (int c = 0; c < p; ++c) {
       double sum = 0;
       for (int q = 0; q < n; ++q) {
-        const double a = o.a.d[x * n + q], b = o.b.d[q * p + c];
-        if constexpr (Sh == shape::product || Sh == shape::plus_term) sum += a * b;
-        if constexpr (Sh == shape::negated) sum += -(a * b);
-        if constexpr (Sh == shape::scaled) sum += 2.5 * a * b;
-        if constexpr (Sh == shape::sum_left) sum += (a + o.d.d[x * n + q]) * b;
-        if constexpr (Sh == shape::diff_right) sum += a * (b - o.e.d[q * p + c]);
-        if constexpr (Sh == shape::scalar_factor) sum += s * a * b * s;
-        if constexpr (Sh == shape::repeated) sum += o.q.d[x * n + q] * o.q.d[q * n + c];
+        if constexpr (Sh == shape::repeated) {  // Q is n x n (A and B are not read: m, p changed)
+          sum += o.q.d[x * n + q] * o.q.d[q * n + c];
+        } else {
+          const double a = o.a.d[x * n + q], b = o.b.d[q * p + c];
+          if constexpr (Sh == shape::product) sum += a * b;
+          if constexpr (Sh == shape::plus_term) sum += a * b + a * o.g.d[c];
+          if constexpr (Sh == shape::negated) sum += -(a * b);
+          if constexpr (Sh == shape::scaled) sum += 2.5 * a * b;
+          if constexpr (Sh == shape::sum_left) sum += (a + o.d.d[x * n + q]) * b;
+          if constexpr (Sh == shape::diff_right) sum += a * (b - o.e.d[q * p + c]);
+          if constexpr (Sh == shape::scalar_factor) sum += s * a * b * s;
+        }
       }
-      if constexpr (Sh == shape::plus_term) sum += o.f.d[x * p + c];
       r[static_cast<std::size_t>(x * p + c)] = sum;
     }
   return r;
@@ -99,7 +98,7 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
                      random_operand<FA>(std::array<int, 2>{m, n}, fill, rng),
                      random_operand<FB>(std::array<int, 2>{n, p}, fill, rng),
                      random_operand<FB>(std::array<int, 2>{n, p}, fill, rng),
-                     random_operand<csr>(std::array<int, 2>{m, p}, fill, rng),
+                     random_operand<dense_vector>(std::array<int, 1>{p}, 1.0, rng),
                      random_operand<FA>(std::array<int, 2>{n, n}, fill, rng)};
   const int rows = Sh == shape::repeated ? n : m, cols = Sh == shape::repeated ? n : p;
   const std::string what = std::string(shape_name(Sh)) + " " + fname<FA>() + " x " + fname<FB>() + " -> " +
@@ -147,12 +146,14 @@ std::size_t sweep(std::mt19937_64& rng) {
   std::size_t bad = 0;
   for (const std::size_t chunks : {std::size_t{0}, std::size_t{3}})
     for (const bool add : {false, true}) {
-      if (add && Sh == shape::plus_term) continue;
       for (int m : {0, 1, 9})
         for (int n : {0, 1, 7})
           for (int p : {1, 13}) bad += leaf_case<Sh, FC, FA, FB>(m, n, p, 0.4, add, chunks, rng);
       bad += leaf_case<Sh, FC, FA, FB>(40, 30, 50, 0.15, add, chunks, rng);
     }
+  // One thread over 200 rows: the one-thread run samples its capacity
+  // (64 chunks of loop 0 or more) before the loops.
+  bad += leaf_case<Sh, FC, FA, FB>(200, 30, 40, 0.05, false, 0, rng);
   return bad;
 }
 
@@ -161,21 +162,48 @@ std::size_t every_output(std::mt19937_64& rng) {
   std::size_t bad = 0;
   bad += sweep<Sh, csr, csr, csr>(rng);
   bad += sweep<Sh, csr_unsorted, csr, csr>(rng);
-  bad += sweep<Sh, dcsr, coo, dcsr>(rng);
-  bad += sweep<Sh, csr_unsorted, hash_rows, coo>(rng);
+  bad += sweep<Sh, csc, csc, csc>(rng);  // columns: the workspace over rows i
+  bad += sweep<Sh, csr_unsorted, coo, dcsr>(rng);
   return bad;
 }
 
 TEST(LeafLoop, ProductOperandFormats) {
   std::mt19937_64 rng(41);
   std::size_t bad = every_output<shape::product>(rng);
-  // Every operand format above and in the innermost loop.
+  // Every mode format as A: row-major ones plan the workspace and its
+  // context; column-major and hashed ones another plan (the same checks).
   for_each_format<mode_matrix_formats>([&](auto fa) {
     using FA = typename decltype(fa)::type;
     bad += sweep<shape::product, csr_unsorted, FA, csr>(rng);
   });
   bad += sweep<shape::product, csr, dense_row_major, dcsr>(rng);
-  bad += sweep<shape::product, csr, csr, hash_rows>(rng);
+  bad += sweep<shape::product, csr, csr, hash_rows>(rng);  // another plan
+  EXPECT_EQ(bad, 0u);
+}
+
+// The precompute depth is the innermost loop of a row-wise sum: each term
+// runs its own loops there (kernel::loop at O.scatter), each under the
+// context. Unsorted rows are merged without ordered copies, and a hashed
+// operand is iterated, not located at every column (before the fix the
+// context bypassed the split: the first no longer compiled, the second
+// ran a counter over all of j).
+TEST(LeafLoop, PrecomputeTermsKeepTheirLoops) {
+  std::mt19937_64 rng(43);
+  std::size_t bad = 0;
+  for (int m : {0, 1, 7, 40})
+    for (int n : {1, 9, 300}) {
+      auto A = random_operand<csr_unsorted>(std::array<int, 2>{m, n}, 0.1, rng);
+      auto B = random_operand<csr_unsorted>(std::array<int, 2>{m, n}, 0.1, rng);
+      auto H = random_operand<hash_rows>(std::array<int, 2>{m, n}, 0.1, rng);
+      std::vector<double> ab(A.d.size()), ah(A.d.size());
+      for (std::size_t x = 0; x < ab.size(); ++x) ab[x] = A.d[x] + B.d[x], ah[x] = A.d[x] - H.d[x];
+      tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({m, n}));
+      compute(C(i, j), A.t(i, j) + B.t(i, j), precompute(j));
+      bad += mismatches(C, ab, "unsorted + unsorted, precompute(j), " + std::to_string(m) + "x" + std::to_string(n));
+      compute(tensorlev::chunked_serial_executor(3), C(i, j), A.t(i, j) - H.t(i, j), precompute(j));
+      bad += mismatches(C, ah, "unsorted - hash_rows, precompute(j), chunks, " + std::to_string(m) + "x" +
+                                   std::to_string(n));
+    }
   EXPECT_EQ(bad, 0u);
 }
 
@@ -197,7 +225,8 @@ TEST(LeafLoop, ExpressionShapes) {
 // once there (access 1) and B's per entry (access 2); not the loops above
 // it, not SpMV (a located output keeps no row), not a product whose
 // innermost loop is a reduction (the output's last coordinate is bound
-// above it), not the device form's code.
+// above it). (Device code never plans it: leaf_loop is false under
+// __CUDA_ARCH__, compiled by tests/device.)
 TEST(LeafLoop, Plan) {
   using A_t = const tensor<double, csr>&;
   using gemm = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
@@ -217,12 +246,18 @@ TEST(LeafLoop, Plan) {
                           decltype(std::declval<A_t>()(i, j) * std::declval<const tensor<double, dense_vector>&>()(j)),
                           false, 0>;
   static_assert(!spmv::out_leaf && !spmv::leaf_loop<1, 0>());
-  // C(i,k) = A(i,k,l) * B(l): l innermost, below the output's coordinates.
+  // C(i,k) = T(i,j,k,l) * U(j,l): a workspace output whose innermost loop
+  // (l) is a reduction below the output's last coordinate (k).
   using reduce = cg::kernel<decltype(std::declval<tensor<double, csr>&>()(i, k)),
-                            decltype(std::declval<const tensor<double, csf>&>()(i, k, l) *
-                                     std::declval<const tensor<double, dense_vector>&>()(l)),
+                            decltype(std::declval<const tensor<double, csf_tensor<4>>&>()(i, j, k, l) *
+                                     std::declval<const tensor<double, dense_row_major>&>()(j, l)),
                             false, 0>;
-  static_assert(!reduce::leaf_loop<2, 0>() && !reduce::leaf_loop<1, 0>());
+  static_assert(reduce::out_leaf && !reduce::leaf_loop<3, 0>() && !reduce::leaf_loop<2, 0>());
+  // CSC: columns are the workspace's rows; the innermost loop binds i.
+  using A_c = const tensor<double, csc>&;
+  using gemm_c = cg::kernel<decltype(std::declval<tensor<double, csc>&>()(i, k)),
+                            decltype(std::declval<A_c>()(i, j) * std::declval<A_c>()(j, k)), false, 0>;
+  static_assert(gemm_c::leaf_loop<2, 0>());
   SUCCEED();
 }
 

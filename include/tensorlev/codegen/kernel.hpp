@@ -470,9 +470,11 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // Loop Dp from loop Dp - 1's body: the innermost loop with its context
   // inlined there (nest), the compiler otherwise called it out of line per
   // row of B in SpGEMM or spilled what the context keeps in registers.
+  // (Not at the precompute depth: there `loop` runs each term's own loops,
+  // which then get the context one by one.)
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void next_loop(state& st, const cursor& cs, V& tgt) {
-    if constexpr (leaf_loop<Dp, Abs>())
+    if constexpr (leaf_loop<Dp, Abs>() && static_cast<int>(Dp) != O.scatter)
       nest<Dp, Abs>(st, cs, tgt);
     else
       loop<Dp, Abs>(st, cs, tgt);
@@ -1096,7 +1098,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
                    const std::array<I, NM>& se) {
     TENSORLEV_PLAN(P, (plan<Dp, Abs>));
     cursor cs = parent;
-    // (With the innermost loop's context the output takes i from inner.)
+    // (With the innermost loop's context the output takes i from inner.
+    // body sees nest's Abs and inner the lattice case's, which adds access
+    // bits only; leaf_loop does not depend on those.)
     if constexpr (keep_var_val(P.var)) {
       if (!leaf_loop<Dp, Abs>() || !has_leaf(parent)) st.var_val[var_index(P.var)] = i;
     }
