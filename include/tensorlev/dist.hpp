@@ -4,10 +4,14 @@
 /// counted communication, tensor distribution notation, distributed tensors
 /// and the distributed kernels.
 #include "dist/algorithms.hpp"
+#include "dist/box.hpp"
 #include "dist/compute.hpp"
+#include "dist/einsum.hpp"
+#include "dist/einsum_run.hpp"
 #include "dist/grid.hpp"
 #include "dist/io.hpp"
 #include "dist/kernels.hpp"
 #include "dist/notation.hpp"
+#include "dist/redistribute.hpp"
 #include "dist/schedule.hpp"
 #include "dist/tensor.hpp"

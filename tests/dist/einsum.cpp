@@ -327,6 +327,12 @@ TEST(Soap, MatrixMultiplicationIntensity) {
     EXPECT_NEAR(s.rho / (std::sqrt(S) / 2), 1.0, 1e-9);
   }
   EXPECT_THROW((void)soap_tiling(contraction_group::of(parse_einsum("ij,jk->ik")), 0), tensorlev::error);
+  // An access set over every index (a KRP's output, both operands of a dot
+  // product): rho = 1 / (their count), reached as X grows without bound.
+  const soap_tile krp = soap_tiling(contraction_group::of(parse_einsum("ja,ka->jka")), 512);
+  EXPECT_EQ(krp.rho, 1.0);
+  EXPECT_TRUE(std::isinf(krp.x0));
+  EXPECT_EQ(soap_tiling(contraction_group::of(parse_einsum("ij,ij->")), 512).rho, 0.5);
 }
 
 TEST(Soap, PaperGrids) {

@@ -501,7 +501,9 @@ struct contraction_group {
 
 /// The SOAP solution for local memory S (words): tile size per index (0
 /// outside the group), the X0 that minimizes |V(X)| / (X - S), the
-/// intensity rho, and the tile's sum of access sets at X0 (= X0).
+/// intensity rho, and the tile's sum of access sets at X0 (= X0). Where an
+/// access set holds every index (c of them), rho = 1/c, X0 is infinite and
+/// the tile is left 0.
 struct soap_tile {
   std::array<double, max_einsum_indices> t{};
   double x0 = 0;
@@ -525,7 +527,7 @@ inline std::array<double, max_einsum_indices> soap_solve(const contraction_group
   };
   auto fit = [&] {  // the shift c of every y_v such that sum_T exp(|T| c + log|T|) = X
     double lo = -200, hi = 200;
-    for (int it = 0; it < 200; ++it) {
+    for (int it = 0; it < 64; ++it) {
       const double c = 0.5 * (lo + hi);
       double sum = 0;
       for (const std::uint32_t m : g.access) sum += std::exp(access_log(m) + c * std::popcount(m));
@@ -535,7 +537,11 @@ inline std::array<double, max_einsum_indices> soap_solve(const contraction_group
       if ((g.indices >> v) & 1U) y[v] += 0.5 * (lo + hi);
   };
   fit();
-  for (int it = 0; it < 20000; ++it) {
+  // Where no tile balances the loads (an access set holds every index, as
+  // a KRP's output: the volume approaches X as some t_v goes to 0), the
+  // steps drift without converging; they stop once a tile side passes
+  // e^{+-30}, the volume then within a hair of its supremum.
+  for (int it = 0; it < 4000; ++it) {
     std::array<double, max_einsum_indices> load{};
     double mean = 0;
     int n = 0;
@@ -556,6 +562,9 @@ inline std::array<double, max_einsum_indices> soap_solve(const contraction_group
       }
     fit();
     if (worst < 1e-13) break;
+    bool drifted = false;
+    for (std::size_t v = 0; v < max_einsum_indices; ++v) drifted = drifted || std::abs(y[v]) > 30;
+    if (drifted) break;
   }
   std::array<double, max_einsum_indices> t{};
   for (std::size_t v = 0; v < max_einsum_indices; ++v)
@@ -576,6 +585,18 @@ inline soap_tile soap_tiling(const contraction_group& g, double S) {
   if (g.indices == 0 || g.access.empty()) throw error("soap_tiling: the group has no index");
   for (const std::uint32_t m : g.access)
     if ((m & ~g.indices) != 0) throw error("soap_tiling: an access set reads an index outside the group");
+  // An access set over every index (an output that keeps them all, as a
+  // KRP's or an outer product's; c of them): |V| <= X / c, approached as
+  // the tile grows without bound along a direction, so rho = 1/c (the
+  // minimum of |V(X)| / (X - S) is reached as X goes to infinity).
+  int full = 0;
+  for (const std::uint32_t m : g.access) full += m == g.indices;
+  if (full > 0) {
+    soap_tile s;
+    s.x0 = std::numeric_limits<double>::infinity();
+    s.rho = 1.0 / full;
+    return s;
+  }
   // phi(u) = |V(X)| / (X - S) with X = S (1 + e^u): golden-section search
   // for its minimum (|V| grows faster than linearly in X).
   auto phi = [&](double u) {
@@ -585,7 +606,7 @@ inline soap_tile soap_tiling(const contraction_group& g, double S) {
   double a = -12, b = 12;
   const double r = (std::sqrt(5.0) - 1) / 2;
   double c = b - r * (b - a), d = a + r * (b - a), fc = phi(c), fd = phi(d);
-  for (int it = 0; it < 120 && b - a > 1e-11; ++it) {
+  for (int it = 0; it < 80 && b - a > 1e-11; ++it) {
     if (fc < fd) {
       b = d, d = c, fd = fc;
       c = b - r * (b - a), fc = phi(c);

@@ -1,0 +1,317 @@
+#pragma once
+/// @file dist/einsum_run.hpp
+/// An einsum over MPI ranks as Deinsum runs it (seed 002, Sec. II and V;
+/// link `tensorlev::dist`): the FLOP-optimal order of binary contractions
+/// (`optimal_path`), each step on its own Cartesian grid of all the ranks
+/// (`soap_grid`: one grid dimension per index of the step), every operand
+/// in blocks of ceil(N / p) along its indices and replicated over the grid
+/// dimensions it does not index, the step's local contraction on each
+/// rank's blocks (`contract_pair`), the partial sums combined by
+/// `MPI_Allreduce` over the ranks that differ only in the summed indices,
+/// and each intermediate moved from its producer's blocks to its
+/// consumer's by the block-overlap messages of Eq. 28
+/// (`plan_redistribution`), from one owner per block to every replica,
+/// two-sided. Where P does not factor over a step's extents, the step runs
+/// on the most ranks that do (the first ones), the others idle. Inputs are
+/// never moved: each rank fills its own blocks from `fill(operand,
+/// coordinates)`.
+///
+///     auto r = tensorlev::dist::einsum_distributed<std::complex<double>>(
+///         MPI_COMM_WORLD, parse_einsum_checked("ijk,ja,ka->ia"), extents,
+///         [](std::size_t operand, const long long* x) { ... });
+///     // r.path, r.groups[s].grid, .bytes_sent, .bound_words; r.output on rank 0
+///
+/// Dense operands only (complex or real); at least two inputs; extents of
+/// at least 1.
+
+#include <complex>
+#include <memory>
+#include <vector>
+
+#include "compute.hpp"
+#include "einsum.hpp"
+#include "redistribute.hpp"
+
+namespace tensorlev::dist {
+
+/// One step's grid and traffic.
+struct einsum_group_report {
+  std::uint32_t indices = 0;               ///< the step's indices (mask)
+  std::vector<long long> grid;             ///< ranks along each of them, in index order
+  long long words_per_rank = 0;            ///< the per-rank sum of access sets (soap_grid)
+  long long bytes_sent = 0;                ///< all ranks together: moving operands into this step, and its reduction
+  double bound_words = 0;                  ///< SOAP: the whole step moves at least this many words with S = words_per_rank
+};
+
+template <class V>
+struct einsum_run_result {
+  contraction_path path;
+  std::vector<einsum_group_report> groups;
+  dense_operand<V> output;  ///< the whole result, on rank 0 of the communicator (empty elsewhere)
+};
+
+namespace detail {
+// One operand as a step holds it on this rank: its indices (in the order of
+// its array), the step's block sizes, this rank's block box and values.
+template <class V>
+struct held_operand {
+  dense_operand<V> block;
+  boxn box;  // over block.idx, in coordinates
+};
+
+// Row-major rank of grid coordinates (machine_grid: no reordering).
+inline int grid_rank(const std::vector<long long>& dims, const std::vector<long long>& coords) {
+  long long r = 0;
+  for (std::size_t d = 0; d < dims.size(); ++d) r = r * dims[d] + coords[d];
+  return static_cast<int>(r);
+}
+}  // namespace detail
+
+/// Runs einsum e over the ranks of comm (see the file's comment). `extent`
+/// has one entry per index; `fill(k, x)` is input k's entry at coordinates
+/// x (in its own index order). Every rank calls it with the same
+/// arguments; the result is gathered on rank 0.
+template <class V, class Fill>
+einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std::span<const long long> extent,
+                                        Fill&& fill) {
+  if (e.error != einsum_error::none) throw error("einsum_distributed: the einsum did not parse");
+  if (e.ninputs < 2) throw error("einsum_distributed: at least two inputs (one input is a local reduction)");
+  for (std::size_t v = 0; v < e.nindices; ++v)
+    if (v >= extent.size() || extent[v] < 1)
+      throw shape_error("einsum_distributed: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
+  using detail::box_message;
+  using detail::boxn;
+  using detail::exchange_boxes;
+  using detail::for_each_run;
+  int size = 0, me = 0;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+  einsum_run_result<V> res;
+  res.path = optimal_path(e, extent);
+  const std::size_t steps = res.path.steps.size();
+  // What each live operand (a subset of the inputs) looks like where it was
+  // produced: its step's grid dims (over the step's indices) and block sizes.
+  struct producer {
+    std::vector<long long> dims;  // the producing step's grid
+    std::vector<int> grid_idx;    // the producing step's indices, in grid order
+    std::vector<long long> block; // per index number (0 where absent)
+    detail::held_operand<V> held;
+  };
+  std::vector<std::pair<std::uint32_t, producer>> live;
+  auto indices_of = [&](std::uint32_t m) {
+    std::vector<int> v;
+    for (std::size_t q = 0; q < e.nindices; ++q)
+      if ((m >> q) & 1U) v.push_back(static_cast<int>(q));
+    return v;
+  };
+  for (std::size_t s = 0; s < steps; ++s) {
+    const contraction_step& st = res.path.steps[s];
+    const contraction_group grp = contraction_group::of(st);
+    // The grid: all the ranks where P factors over the step's extents,
+    // else the most ranks that do (the others idle in this step).
+    soap_grid_result sg;
+    int used = size;
+    for (;; --used) {
+      try {
+        sg = soap_grid(grp, extent, used);
+        break;
+      } catch (const error&) {
+        if (used == 1) throw;
+      }
+    }
+    einsum_group_report rep;
+    rep.indices = grp.indices;
+    const std::vector<int> gidx = indices_of(grp.indices);
+    std::vector<int> gd;
+    for (const int v : gidx) {
+      rep.grid.push_back(sg.p[static_cast<std::size_t>(v)]);
+      gd.push_back(static_cast<int>(sg.p[static_cast<std::size_t>(v)]));
+    }
+    rep.words_per_rank = sg.words;
+    // The step's ranks (the first `used` of comm, in order) and the
+    // exchanges over all of comm (producers and consumers may differ).
+    MPI_Comm step_comm = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split(comm, me < used ? 0 : MPI_UNDEFINED, me, &step_comm), "MPI_Comm_split");
+    const bool active = me < used;
+    std::unique_ptr<machine_grid> gp = active ? std::make_unique<machine_grid>(step_comm, gd) : nullptr;
+    machine_grid all(comm, std::vector<int>{size});
+    all.stats().reset();
+    std::array<long long, max_einsum_indices> block{}, lo{}, hi{}, local{};
+    for (std::size_t q = 0; q < gidx.size(); ++q) {
+      const auto v = static_cast<std::size_t>(gidx[q]);
+      block[v] = std::max<long long>(1, (extent[v] + sg.p[v] - 1) / sg.p[v]);
+      lo[v] = active ? std::min(extent[v], static_cast<long long>(gp->coords()[q]) * block[v]) : 0;
+      hi[v] = active ? std::min(extent[v], lo[v] + block[v]) : 0;  // idle: an empty block
+      local[v] = hi[v] - lo[v];
+    }
+    // This rank's block of an operand over indices idx (in its order).
+    auto box_over = [&](const std::vector<int>& idx) {
+      boxn b{idx.size(), {}, {}};
+      for (std::size_t d = 0; d < idx.size(); ++d)
+        b.lo[d] = lo[static_cast<std::size_t>(idx[d])], b.hi[d] = hi[static_cast<std::size_t>(idx[d])];
+      return b;
+    };
+    auto operand_for = [&](std::uint32_t u, int tag) -> detail::held_operand<V> {
+      detail::held_operand<V> h;
+      if (std::has_single_bit(u)) {  // an input: filled in place
+        const auto k = static_cast<std::size_t>(std::countr_zero(u));
+        for (std::size_t d = 0; d < e.input_order[k]; ++d) {
+          h.block.idx.push_back(e.input[k][d]);
+          h.block.ext.push_back(local[static_cast<std::size_t>(e.input[k][d])]);
+        }
+        h.box = box_over(h.block.idx);
+        h.block.data.resize(static_cast<std::size_t>(h.block.size()));
+        std::array<long long, max_dist_dims> x{};
+        const std::size_t n = h.block.idx.size();
+        for (long long c = 0; c < h.block.size(); ++c) {
+          long long r = c;
+          for (std::size_t d = n; d-- > 0;) x[d] = h.box.lo[d] + r % h.block.ext[d], r /= h.block.ext[d];
+          h.block.data[static_cast<std::size_t>(c)] = static_cast<V>(fill(k, x.data()));
+        }
+        return h;
+      }
+      // An intermediate: from its producer's blocks (one owner each) to
+      // this step's blocks (every replica), by Eq. 28's overlaps.
+      auto it = std::find_if(live.begin(), live.end(), [&](const auto& p) { return p.first == u; });
+      if (it == live.end()) throw error("einsum_distributed: the path does not match the einsum");
+      producer pr = std::move(it->second);
+      live.erase(it);
+      const std::vector<int>& ridx = pr.held.block.idx;
+      std::vector<long long> rext, fromb, tob;
+      for (const int v : ridx) {
+        rext.push_back(extent[static_cast<std::size_t>(v)]);
+        fromb.push_back(pr.block[static_cast<std::size_t>(v)]);
+        tob.push_back(block[static_cast<std::size_t>(v)]);
+      }
+      const block_layout from(rext, fromb), to(rext, tob);
+      std::vector<box_message> msgs;
+      auto position = [](const std::vector<int>& in, int v) {
+        for (std::size_t q = 0; q < in.size(); ++q)
+          if (in[q] == v) return static_cast<long long>(q);
+        return -1LL;
+      };
+      for (const box_message& m : plan_redistribution(from, to)) {
+        // The owner of the source block: its block coordinates on the
+        // operand's indices, 0 on the producer's other grid dimensions.
+        const boxn sb = from.box_of(m.src), tb = to.box_of(m.dst);
+        std::vector<long long> pc(pr.dims.size(), 0);
+        for (std::size_t d = 0; d < ridx.size(); ++d)
+          pc[static_cast<std::size_t>(position(pr.grid_idx, ridx[d]))] = sb.lo[d] / fromb[d];
+        const int src = detail::grid_rank(pr.dims, pc);
+        // Every replica of the target block in this step's grid.
+        std::vector<long long> tc(gidx.size(), 0), fixed(gidx.size(), -1);
+        for (std::size_t d = 0; d < ridx.size(); ++d) fixed[static_cast<std::size_t>(position(gidx, ridx[d]))] = tb.lo[d] / tob[d];
+        for (std::size_t q = 0; q < gidx.size(); ++q) tc[q] = fixed[q] >= 0 ? fixed[q] : 0;
+        for (bool more = true; more;) {
+          msgs.push_back({src, detail::grid_rank(rep.grid, tc), m.box});
+          more = false;
+          for (std::size_t q = gidx.size(); q-- > 0;) {
+            if (fixed[q] >= 0) continue;
+            if (++tc[q] < rep.grid[q]) {
+              more = true;
+              break;
+            }
+            tc[q] = 0;
+          }
+        }
+      }
+      h.block.idx = ridx;
+      for (const int v : ridx) h.block.ext.push_back(local[static_cast<std::size_t>(v)]);
+      h.box = box_over(ridx);
+      h.block.data.assign(static_cast<std::size_t>(h.block.size()), V{});
+      exchange_boxes<V>(all, msgs, std::span<const V>(pr.held.block.data), pr.held.box, comm_kind::alltoall, tag,
+                        [&](const V* data, const boxn& data_box, const boxn& part) {
+                          for_each_run(data_box, h.box, part, [&](long long of, long long ot, long long run) {
+                            std::copy_n(data + of, run, h.block.data.data() + ot);
+                          });
+                        });
+      return h;
+    };
+    const detail::held_operand<V> a = operand_for(st.left, 2 * static_cast<int>(s) + 1);
+    const detail::held_operand<V> b = operand_for(st.right, 2 * static_cast<int>(s) + 2);
+    // The local contraction over this rank's blocks, into the indices the
+    // step keeps (the output's order for the last step).
+    std::vector<int> keep;
+    if (s + 1 == steps)
+      keep.assign(e.output.begin(), e.output.begin() + static_cast<std::ptrdiff_t>(e.output_order));
+    else
+      keep = indices_of(st.result_indices);
+    detail::held_operand<V> r;
+    r.block = contract_pair(a.block, b.block, keep, std::span<const long long>(local.data(), e.nindices));
+    r.box = box_over(keep);
+    // Partial sums over the summed indices split across ranks: combined
+    // over the ranks that differ only in those grid coordinates.
+    const std::uint32_t summed = grp.indices & ~st.result_indices;
+    int group_size = 1;
+    for (std::size_t q = 0; q < gidx.size(); ++q)
+      if ((summed >> gidx[q]) & 1U) group_size *= static_cast<int>(rep.grid[q]);
+    if (active && group_size > 1) {
+      long long color = 0;
+      for (std::size_t q = 0; q < gidx.size(); ++q)
+        if (((summed >> gidx[q]) & 1U) == 0) color = color * rep.grid[q] + gp->coords()[q];
+      MPI_Comm sub = MPI_COMM_NULL;
+      check_mpi(MPI_Comm_split(gp->comm(), static_cast<int>(color), gp->rank(), &sub), "MPI_Comm_split");
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, r.block.data.data(), mpi_count(r.block.size(), "einsum_distributed"),
+                              mpi_type<V>(), MPI_SUM, sub),
+                "MPI_Allreduce");
+      MPI_Comm_free(&sub);
+      // Counted as a reduce-scatter plus an all-gather: 2 (k - 1) / k of the block sent.
+      const long long bytes = 2 * (group_size - 1) * r.block.size() * static_cast<long long>(sizeof(V)) / group_size;
+      all.stats().sent(comm_kind::reduce, bytes);
+    }
+    long long mine = all.stats().total().bytes_sent, total = 0;
+    check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce");
+    rep.bytes_sent = total;
+    gp.reset();
+    if (step_comm != MPI_COMM_NULL) MPI_Comm_free(&step_comm);
+    double volume = 1;
+    for (const int v : gidx) volume *= static_cast<double>(extent[static_cast<std::size_t>(v)]);
+    if (volume > 0 && rep.words_per_rank > 0)
+      rep.bound_words = soap_tiling(grp, static_cast<double>(rep.words_per_rank)).bound(volume);
+    producer pr;
+    pr.dims = rep.grid;
+    pr.grid_idx = gidx;
+    pr.block.assign(max_einsum_indices, 0);
+    for (const int v : gidx) pr.block[static_cast<std::size_t>(v)] = block[static_cast<std::size_t>(v)];
+    pr.held = std::move(r);
+    live.emplace_back(st.left | st.right, std::move(pr));
+    res.groups.push_back(std::move(rep));
+  }
+  // The result to rank 0: every block's owner sends it.
+  producer& last = live.front().second;
+  const std::vector<int>& oidx = last.held.block.idx;
+  std::vector<long long> oext, ob;
+  for (const int v : oidx) {
+    oext.push_back(extent[static_cast<std::size_t>(v)]);
+    ob.push_back(last.block[static_cast<std::size_t>(v)]);
+  }
+  const block_layout from(oext, ob);
+  std::vector<long long> whole(oext.size());
+  for (std::size_t d = 0; d < oext.size(); ++d) whole[d] = std::max<long long>(1, oext[d]);
+  const block_layout to(oext, whole);
+  std::vector<box_message> msgs;
+  for (const box_message& m : plan_redistribution(from, to)) {
+    const boxn sb = from.box_of(m.src);
+    std::vector<long long> pc(last.dims.size(), 0);
+    for (std::size_t d = 0; d < oidx.size(); ++d)
+      for (std::size_t q = 0; q < last.grid_idx.size(); ++q)
+        if (last.grid_idx[q] == oidx[d]) pc[q] = sb.lo[d] / ob[d];
+    msgs.push_back({detail::grid_rank(last.dims, pc), 0, m.box});
+  }
+  res.output.idx = oidx;
+  res.output.ext = oext;
+  const boxn obox = to.box_of(0);
+  if (me == 0) res.output.data.assign(static_cast<std::size_t>(res.output.size()), V{});
+  {
+    machine_grid all(comm, std::vector<int>{size});
+    exchange_boxes<V>(all, msgs, std::span<const V>(last.held.block.data), last.held.box, comm_kind::alltoall,
+                      2 * static_cast<int>(steps) + 1, [&](const V* data, const boxn& data_box, const boxn& part) {
+                        for_each_run(data_box, obox, part, [&](long long of, long long ot, long long run) {
+                          std::copy_n(data + of, run, res.output.data.data() + ot);
+                        });
+                      });
+  }
+  return res;
+}
+
+}  // namespace tensorlev::dist
