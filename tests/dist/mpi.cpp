@@ -1166,20 +1166,7 @@ std::size_t einsum_case(const std::string& s, const std::vector<long long>& ext)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int bad = 0;
   if (rank == 0) {
-    std::vector<tensorlev::dist::dense_operand<C>> ops(e.ninputs);
-    for (std::size_t k = 0; k < e.ninputs; ++k) {
-      for (std::size_t d = 0; d < e.input_order[k]; ++d) {
-        ops[k].idx.push_back(e.input[k][d]);
-        ops[k].ext.push_back(ext[static_cast<std::size_t>(e.input[k][d])]);
-      }
-      ops[k].data.resize(static_cast<std::size_t>(ops[k].size()));
-      std::vector<long long> x(e.input_order[k]);
-      for (long long c = 0; c < ops[k].size(); ++c) {
-        long long q = c;
-        for (std::size_t d = x.size(); d-- > 0;) x[d] = q % ops[k].ext[d], q /= ops[k].ext[d];
-        ops[k].data[static_cast<std::size_t>(c)] = fill(k, x.data());
-      }
-    }
+    const auto ops = tensorlev::dist::dense_inputs<C>(e, ext, fill);
     const auto ref = tensorlev::dist::run_path<C>(e, r.path, ext, ops);
     if (ref.data != r.output.data || ref.idx != r.output.idx) {
       bad = 1;

@@ -473,6 +473,28 @@ dense_operand<V> run_path(const einsum_spec& e, const contraction_path& path, st
   return std::move(live.front().second);
 }
 
+/// The einsum's inputs as whole dense operands on one node, entries from
+/// `fill(k, x)` (input k at coordinates x, in its own index order): the
+/// single-node reference for a distributed run built from the same rule.
+template <class V, class Fill>
+std::vector<dense_operand<V>> dense_inputs(const einsum_spec& e, std::span<const long long> extent, Fill&& fill) {
+  std::vector<dense_operand<V>> ops(e.ninputs);
+  for (std::size_t k = 0; k < e.ninputs; ++k) {
+    for (std::size_t d = 0; d < e.input_order[k]; ++d) {
+      ops[k].idx.push_back(e.input[k][d]);
+      ops[k].ext.push_back(extent[static_cast<std::size_t>(e.input[k][d])]);
+    }
+    ops[k].data.resize(static_cast<std::size_t>(ops[k].size()));
+    std::array<long long, max_dist_dims> x{};
+    for (long long c = 0; c < ops[k].size(); ++c) {
+      long long q = c;
+      for (std::size_t d = e.input_order[k]; d-- > 0;) x[d] = q % ops[k].ext[d], q /= ops[k].ext[d];
+      ops[k].data[static_cast<std::size_t>(c)] = static_cast<V>(fill(k, x.data()));
+    }
+  }
+  return ops;
+}
+
 // ---- SOAP: tiles, the I/O lower bound, grids -----------------------------------
 
 /// A contraction group: the indices of its iteration space (a mask over an
