@@ -49,12 +49,14 @@ struct block_layout {
     for (std::size_t d = 0; d < extent.size(); ++d) c *= blocks(d);
     return c;
   }
-  /// The box of the block with row-major number id.
+  /// The box of the block with row-major number id (empty where an
+  /// extent is 0: there are no blocks).
   [[nodiscard]] detail::boxn box_of(long long id) const {
     detail::boxn b{extent.size(), {}, {}};
     for (std::size_t d = extent.size(); d-- > 0;) {
-      const long long p = id % blocks(d);
-      id /= blocks(d);
+      const long long nb = blocks(d);
+      const long long p = nb > 0 ? id % nb : 0;
+      id = nb > 0 ? id / nb : 0;
       b.lo[d] = p * block[d];
       b.hi[d] = std::min(extent[d], (p + 1) * block[d]);
     }
