@@ -364,6 +364,40 @@ TEST(Soap, PaperGrids) {
   EXPECT_EQ(sorted(soap_grid(contraction_group::of(m), big, 32)), (std::array<long long, 3>{2, 4, 4}));
 }
 
+TEST(Soap, TableIIBlockOwnership) {
+  // P = 8, N = 10, the MTTKRP term of ijk,ja,ka,al->il on (2,2,2,1) over
+  // (i,j,k,a), ranks row-major: rank 0 (0,0,0,0) holds X[:5,:5,:5] and
+  // A[:5,:], rank 1 (0,0,1,0) X[:5,:5,5:] and A[:5,:], ..., rank 7
+  // (1,1,1,0) X[5:,5:,5:] and A[5:,:] (seed 002, Table II).
+  const einsum_spec e = parse_einsum("ijk,ja,ka,al->il");
+  const std::vector<long long> ext(e.nindices, 10);
+  contraction_group g;
+  g.access = {e.input_mask(0), e.input_mask(1), e.input_mask(2), 0b01001};
+  g.indices = 0b01111;
+  const soap_grid_result grid = soap_grid(g, ext, 8);
+  for (long long r = 0; r < 8; ++r) {
+    const auto [lo, hi] = grid_block(ext, g.indices, grid.p, r);
+    const long long ci = r / 4, cj = (r / 2) % 2, ck = r % 2;
+    // X(i,j,k): indices 0, 1, 2; A(j,a): indices 1, 3 (a unsplit: all of it).
+    EXPECT_EQ(lo[0], 5 * ci) << r;
+    EXPECT_EQ(hi[0], 5 * ci + 5) << r;
+    EXPECT_EQ(lo[1], 5 * cj) << r;
+    EXPECT_EQ(lo[2], 5 * ck) << r;
+    EXPECT_EQ(lo[3], 0) << r;
+    EXPECT_EQ(hi[3], 10) << r;
+  }
+  // Uneven: 7 over 3 ranks is blocks of 3, 3, 1; an index outside the grid
+  // is whole.
+  std::array<long long, max_einsum_indices> p{};
+  p.fill(1);
+  p[0] = 3;
+  const auto [lo2, hi2] = grid_block(std::vector<long long>{7, 4}, 0b01, p, 2);
+  EXPECT_EQ(lo2[0], 6);
+  EXPECT_EQ(hi2[0], 7);
+  EXPECT_EQ(lo2[1], 0);
+  EXPECT_EQ(hi2[1], 4);
+}
+
 TEST(Soap, GridIsTheCheapestFactorization) {
   // Against a scan of every grid with factors up to the extents.
   std::mt19937_64 rng(11);

@@ -42,6 +42,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "../codegen.hpp"
@@ -642,6 +643,28 @@ inline soap_tile soap_tiling(const contraction_group& g, double S) {
   s.t = detail::soap_solve(g, s.x0);
   s.rho = detail::soap_volume(g, s.t) / (s.x0 - S);
   return s;
+}
+
+/// The rows of a block distribution on a grid (Deinsum Eqs. 10-13): along
+/// index v, blocks of ceil(N_v / p_v), and the rank with row-major number
+/// `rank` on the grid (p_v per index of `indices`, in index order) holds
+/// [c_v B_v, min(N_v, (c_v + 1) B_v)) of it; indices outside the mask get
+/// the whole extent (the operand is replicated over those grid
+/// dimensions). Returns {lo, hi} per index number.
+inline std::pair<std::array<long long, max_einsum_indices>, std::array<long long, max_einsum_indices>>
+grid_block(std::span<const long long> extent, std::uint32_t indices, const std::array<long long, max_einsum_indices>& p,
+           long long rank) {
+  std::array<long long, max_einsum_indices> lo{}, hi{};
+  for (std::size_t v = 0; v < max_einsum_indices && v < extent.size(); ++v) hi[v] = extent[v];
+  for (std::size_t v = max_einsum_indices; v-- > 0;) {
+    if (((indices >> v) & 1U) == 0) continue;
+    const long long b = std::max<long long>(1, (extent[v] + p[v] - 1) / p[v]);
+    const long long c = rank % p[v];
+    rank /= p[v];
+    lo[v] = std::min(extent[v], c * b);
+    hi[v] = std::min(extent[v], lo[v] + b);
+  }
+  return {lo, hi};
 }
 
 /// A processor grid: ranks along each index (1 outside the group) and the

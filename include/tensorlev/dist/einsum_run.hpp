@@ -26,6 +26,7 @@
 
 #include <complex>
 #include <memory>
+#include <tuple>
 #include <vector>
 
 #include "compute.hpp"
@@ -137,11 +138,11 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     machine_grid all(comm, std::vector<int>{size});
     all.stats().reset();
     std::array<long long, max_einsum_indices> block{}, lo{}, hi{}, local{};
-    for (std::size_t q = 0; q < gidx.size(); ++q) {
-      const auto v = static_cast<std::size_t>(gidx[q]);
+    if (active) std::tie(lo, hi) = grid_block(extent, grp.indices, sg.p, gp->rank());  // idle: empty blocks
+    for (const int q : gidx) {
+      const auto v = static_cast<std::size_t>(q);
       block[v] = std::max<long long>(1, (extent[v] + sg.p[v] - 1) / sg.p[v]);
-      lo[v] = active ? std::min(extent[v], static_cast<long long>(gp->coords()[q]) * block[v]) : 0;
-      hi[v] = active ? std::min(extent[v], lo[v] + block[v]) : 0;  // idle: an empty block
+      if (!active) lo[v] = hi[v] = 0;
       local[v] = hi[v] - lo[v];
     }
     // This rank's block of an operand over indices idx (in its order).
