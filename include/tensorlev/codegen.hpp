@@ -9,7 +9,7 @@
 ///
 /// `loop_nest` (the loops a statement compiles to, printed as C) is in
 /// codegen/print.hpp, which tensorlev.hpp includes: a translation unit
-/// that only computes does not parse the printer (8% of one SpMV's
+/// that only computes does not parse the printer (3-8% of one SpMV's
 /// compile time with g++ -O2; bench/README.md, compile time).
 
 #include "codegen/describe.hpp"

@@ -474,25 +474,41 @@ dense_operand<V> run_path(const einsum_spec& e, const contraction_path& path, st
   return std::move(live.front().second);
 }
 
+/// Input k of the einsum over [lo[v], hi[v]) along each of its indices v
+/// (a rank's block, or the whole tensor), in its own index order; entries
+/// `fill(k, x)` at the global coordinates x.
+template <class V, class Fill>
+dense_operand<V> input_block(const einsum_spec& e, std::size_t k, const std::array<long long, max_einsum_indices>& lo,
+                             const std::array<long long, max_einsum_indices>& hi, Fill&& fill) {
+  dense_operand<V> t;
+  const std::size_t n = e.input_order[k];
+  for (std::size_t d = 0; d < n; ++d) {
+    const auto v = static_cast<std::size_t>(e.input[k][d]);
+    t.idx.push_back(e.input[k][d]);
+    t.ext.push_back(std::max<long long>(0, hi[v] - lo[v]));
+  }
+  t.data.resize(static_cast<std::size_t>(t.size()));
+  std::array<long long, max_dist_dims> x{};
+  for (long long c = 0; c < t.size(); ++c) {
+    long long q = c;
+    for (std::size_t d = n; d-- > 0;) {
+      x[d] = lo[static_cast<std::size_t>(e.input[k][d])] + q % t.ext[d];
+      q /= t.ext[d];
+    }
+    t.data[static_cast<std::size_t>(c)] = static_cast<V>(fill(k, x.data()));
+  }
+  return t;
+}
+
 /// The einsum's inputs as whole dense operands on one node, entries from
-/// `fill(k, x)` (input k at coordinates x, in its own index order): the
-/// single-node reference for a distributed run built from the same rule.
+/// `fill(k, x)`: the single-node reference for a distributed run built
+/// from the same rule.
 template <class V, class Fill>
 std::vector<dense_operand<V>> dense_inputs(const einsum_spec& e, std::span<const long long> extent, Fill&& fill) {
-  std::vector<dense_operand<V>> ops(e.ninputs);
-  for (std::size_t k = 0; k < e.ninputs; ++k) {
-    for (std::size_t d = 0; d < e.input_order[k]; ++d) {
-      ops[k].idx.push_back(e.input[k][d]);
-      ops[k].ext.push_back(extent[static_cast<std::size_t>(e.input[k][d])]);
-    }
-    ops[k].data.resize(static_cast<std::size_t>(ops[k].size()));
-    std::array<long long, max_dist_dims> x{};
-    for (long long c = 0; c < ops[k].size(); ++c) {
-      long long q = c;
-      for (std::size_t d = e.input_order[k]; d-- > 0;) x[d] = q % ops[k].ext[d], q /= ops[k].ext[d];
-      ops[k].data[static_cast<std::size_t>(c)] = static_cast<V>(fill(k, x.data()));
-    }
-  }
+  std::array<long long, max_einsum_indices> lo{}, hi{};
+  for (std::size_t v = 0; v < e.nindices; ++v) hi[v] = extent[v];
+  std::vector<dense_operand<V>> ops;
+  for (std::size_t k = 0; k < e.ninputs; ++k) ops.push_back(input_block<V>(e, k, lo, hi, fill));
   return ops;
 }
 

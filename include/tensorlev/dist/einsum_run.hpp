@@ -155,20 +155,8 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     auto operand_for = [&](std::uint32_t u, int tag) -> detail::held_operand<V> {
       detail::held_operand<V> h;
       if (std::has_single_bit(u)) {  // an input: filled in place
-        const auto k = static_cast<std::size_t>(std::countr_zero(u));
-        for (std::size_t d = 0; d < e.input_order[k]; ++d) {
-          h.block.idx.push_back(e.input[k][d]);
-          h.block.ext.push_back(local[static_cast<std::size_t>(e.input[k][d])]);
-        }
+        h.block = input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill);
         h.box = box_over(h.block.idx);
-        h.block.data.resize(static_cast<std::size_t>(h.block.size()));
-        std::array<long long, max_dist_dims> x{};
-        const std::size_t n = h.block.idx.size();
-        for (long long c = 0; c < h.block.size(); ++c) {
-          long long r = c;
-          for (std::size_t d = n; d-- > 0;) x[d] = h.box.lo[d] + r % h.block.ext[d], r /= h.block.ext[d];
-          h.block.data[static_cast<std::size_t>(c)] = static_cast<V>(fill(k, x.data()));
-        }
         return h;
       }
       // An intermediate: from its producer's blocks (one owner each) to

@@ -361,15 +361,11 @@ struct workspace_output : append_output<S> {
     if constexpr (device_builds) {
       if (st.out.dph != dphase::none) return false;
     }
-    l = leaf_of(st);
-    return true;
-  }
-  template <class St>
-  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static leaf leaf_of(const St& st) {
     if constexpr (marks_positions)
-      return leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base};
+      l = leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base};
     else
-      return leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched};
+      l = leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched};
+    return true;
   }
   template <class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_close(St& st, const leaf& l) {
