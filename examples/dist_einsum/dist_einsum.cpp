@@ -1,15 +1,17 @@
 // An einsum over MPI ranks, as Deinsum plans it: run with mpirun.
 //
-//   mpirun -n P dist_einsum "EINSUM" --sizes i=N,j=N,... [--complex] [--json] [--output FILE.tns]
+//   mpirun -n P dist_einsum "EINSUM" --sizes i=N,j=N,... [--complex] [--json] [--no-fuse] [--output FILE.tns]
 //
 // Every operand is built in place on the ranks that hold its blocks, entry
 // ((t + 1) + sum over d of (d + 1) * i_d) mod 7 - 3 (t: the operand's
 // 0-based position in the string, i_d its 0-based coordinates). The einsum
-// runs along its FLOP-optimal order of binary contractions, each on its own
-// grid of the ranks (SOAP), intermediates redistributed between them; rank
-// 0 prints the order, each step's grid, the bytes all ranks sent and the
-// I/O lower bound, checks the result against the same order run on one
-// node, and writes it as FROSTT (1-based) with --output.
+// runs along its FLOP-optimal order of binary contractions, grouped as
+// Deinsum groups them (MTTKRP's KRP and TDOT together; --no-fuse: a group
+// per step), each group on its own grid of the ranks (SOAP), results
+// redistributed between groups; rank 0 prints the order, each group's
+// grid, the bytes all ranks sent next to the traffic model's and the I/O
+// lower bound, checks the result against the same order run on one node,
+// and writes it as FROSTT (1-based) with --output.
 //
 //   mpirun -n 8 dist_einsum "ijk,ja,ka,al->il" --sizes i=10,j=10,k=10,a=10,l=10
 #include <mpi.h>
@@ -33,7 +35,7 @@ namespace {
 struct options {
   std::string einsum;
   std::map<char, long long> sizes;
-  bool complex = false, json = false;
+  bool complex = false, json = false, fuse = true;
   std::string output;
 };
 
@@ -45,6 +47,8 @@ options parse(int argc, char** argv) {
       o.complex = true;
     } else if (s == "--json") {
       o.json = true;
+    } else if (s == "--no-fuse") {
+      o.fuse = false;
     } else if (s == "--output" || s == "--sizes") {
       if (a + 1 >= argc) throw tensorlev::error("dist_einsum: " + s + " needs a value");
       const std::string v = argv[++a];
@@ -72,7 +76,7 @@ options parse(int argc, char** argv) {
     }
   }
   if (o.einsum.empty())
-    throw tensorlev::error("usage: dist_einsum \"EINSUM\" --sizes i=N,j=N,... [--complex] [--json] [--output FILE.tns]");
+    throw tensorlev::error("usage: dist_einsum \"EINSUM\" --sizes i=N,j=N,... [--complex] [--json] [--no-fuse] [--output FILE.tns]");
   return o;
 }
 
@@ -83,37 +87,43 @@ int run(const options& o, const td::einsum_spec& e, const std::vector<long long>
     for (std::size_t d = 0; d < e.input_order[t]; ++d) v += static_cast<long long>(d + 1) * x[d];
     return static_cast<V>(static_cast<double>(v % 7 - 3));
   };
-  const auto r = td::einsum_distributed<V>(MPI_COMM_WORLD, e, ext, fill);
+  const auto r = td::einsum_distributed<V>(MPI_COMM_WORLD, e, ext, fill, {.fuse = o.fuse});
   if (rank != 0) return 0;
   // The same order on one node.
   const auto ops = td::dense_inputs<V>(e, ext, fill);
   const bool same = td::run_path<V>(e, r.path, ext, ops).data == r.output.data;
-  auto grid_text = [&](const td::einsum_group_report& g) {
-    std::string s, idx = e.letters(g.indices);
-    for (std::size_t q = 0; q < g.grid.size(); ++q) s += (q ? "," : "") + std::string(1, idx[q]) + "=" + std::to_string(g.grid[q]);
-    return s;
-  };
-  if (o.json) {
-    std::printf("{\"einsum\": \"%s\", \"ranks\": %d, \"flops\": %.17g, \"steps\": [", o.einsum.c_str(), ranks, r.path.flops);
-    const std::string order = r.path.to_string(e);
-    std::size_t at = 0;
-    for (std::size_t s = 0; s < r.groups.size(); ++s) {
-      const std::size_t nl = order.find('\n', at);
-      const std::string line = order.substr(at, order.find(' ', at) - at);
+  const std::vector<long long> model = td::einsum_traffic_model(r.plan, ext, sizeof(V));
+  std::vector<std::string> lines;  // plan.to_string, a line per group
+  {
+    const std::string text = r.plan.to_string(e);
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t nl = text.find('\n', at);
+      lines.push_back(text.substr(at, nl - at));
       at = nl + 1;
-      std::printf("%s{\"step\": \"%s\", \"grid\": \"%s\", \"bytes\": %lld, \"bound_words\": %.17g}", s ? ", " : "",
-                  line.c_str(), grid_text(r.groups[s]).c_str(), r.groups[s].bytes_sent, r.groups[s].bound_words);
+    }
+  }
+  if (o.json) {
+    std::printf("{\"einsum\": \"%s\", \"ranks\": %d, \"flops\": %.17g, \"groups\": [", o.einsum.c_str(), ranks,
+                r.path.flops);
+    for (std::size_t g = 0; g < r.groups.size(); ++g) {
+      const std::string& line = lines[g];
+      std::printf("%s{\"group\": \"%s\", \"steps\": %zu, \"bytes\": %lld, \"model_bytes\": %lld, \"bound_words\": %.17g, "
+                  "\"words_per_rank\": %lld}",
+                  g ? ", " : "", line.substr(0, line.find(" (")).c_str(), r.groups[g].steps, r.groups[g].bytes_sent,
+                  model[g], r.groups[g].bound_words, r.groups[g].words_per_rank);
     }
     std::printf("], \"matches_one_node\": %s}\n", same ? "true" : "false");
   } else {
     std::printf("einsum %s on %d ranks, %.4g FLOPs in this order:\n%s", o.einsum.c_str(), ranks, r.path.flops,
                 r.path.to_string(e).c_str());
-    for (std::size_t s = 0; s < r.groups.size(); ++s)
-      std::printf("step %zu: grid %s, %lld bytes sent, I/O lower bound %.4g words (S = %lld words per rank)\n", s,
-                  grid_text(r.groups[s]).c_str(), r.groups[s].bytes_sent, r.groups[s].bound_words,
-                  r.groups[s].words_per_rank);
-    std::printf(same ? "distributed einsum matches the single-node result\n"
-                     : "distributed einsum DIFFERS from the single-node result\n");
+    for (std::size_t g = 0; g < r.groups.size(); ++g)
+      std::printf("group %zu: %s: %lld bytes sent (model %lld), I/O lower bound %.4g words (S = %lld words per rank)\n",
+                  g, lines[g].c_str(), r.groups[g].bytes_sent, model[g], r.groups[g].bound_words,
+                  r.groups[g].words_per_rank);
+    bool modelled = true;
+    for (std::size_t g = 0; g < r.groups.size(); ++g) modelled = modelled && r.groups[g].bytes_sent == model[g];
+    std::printf("distributed einsum %s the single-node result and %s the modelled bytes\n",
+                same ? "matches" : "DIFFERS from", modelled ? "moves" : "does NOT move");
   }
   if (!o.output.empty()) {
     if (e.output_order == 0) throw tensorlev::error("dist_einsum: --output needs an output of order 1 or more");

@@ -692,9 +692,12 @@ struct soap_grid_result {
 
 /// The grid for P ranks over the group's indices (see the file's comment):
 /// every ordered factorization of P with each factor at most its index's
-/// extent; ties go to the first in lexicographic order of the factors.
-/// Throws when P cannot be factored within the extents.
-inline soap_grid_result soap_grid(const contraction_group& g, std::span<const long long> extent, long long P) {
+/// extent; ties go to the grid with the fewest ranks along the indices in
+/// `summed` (those share a block of the result and all-reduce it), then to
+/// the first in lexicographic order of the factors. Throws when P cannot
+/// be factored within the extents.
+inline soap_grid_result soap_grid(const contraction_group& g, std::span<const long long> extent, long long P,
+                                  std::uint32_t summed = 0) {
   if (P < 1) throw error("soap_grid: the rank count must be at least 1, not " + std::to_string(P));
   std::vector<std::size_t> vars;
   for (std::size_t v = 0; v < max_einsum_indices; ++v)
@@ -705,8 +708,15 @@ inline soap_grid_result soap_grid(const contraction_group& g, std::span<const lo
     }
   soap_grid_result best;
   best.words = -1;
+  long long best_sharing = 0;
   std::array<long long, max_einsum_indices> p{};
   p.fill(1);
+  auto sharing = [&] {
+    long long k = 1;
+    for (const std::size_t v : vars)
+      if ((summed >> v) & 1U) k *= p[v];
+    return k;
+  };
   auto words = [&] {
     long long w = 0;
     for (const std::uint32_t m : g.access) {
@@ -721,8 +731,9 @@ inline soap_grid_result soap_grid(const contraction_group& g, std::span<const lo
     if (k + 1 == vars.size()) {
       if (left > extent[vars[k]]) return;
       p[vars[k]] = left;
-      const long long w = words();
-      if (best.words < 0 || w < best.words) best.p = p, best.words = w;
+      const long long w = words(), sh = sharing();
+      if (best.words < 0 || w < best.words || (w == best.words && sh < best_sharing))
+        best.p = p, best.words = w, best_sharing = sh;
       return;
     }
     for (long long f = 1; f <= left && f <= extent[vars[k]]; ++f)

@@ -1,25 +1,27 @@
 #pragma once
 /// @file dist/einsum_run.hpp
-/// An einsum over MPI ranks as Deinsum runs it (seed 002, Sec. II and V;
-/// link `tensorlev::dist`): the FLOP-optimal order of binary contractions
-/// (`optimal_path`), each step on its own Cartesian grid of all the ranks
-/// (`soap_grid`: one grid dimension per index of the step), every operand
-/// in blocks of ceil(N / p) along its indices and replicated over the grid
-/// dimensions it does not index, the step's local contraction on each
-/// rank's blocks (`contract_pair`), the partial sums combined by
-/// `MPI_Allreduce` over the ranks that differ only in the summed indices,
-/// and each intermediate moved from its producer's blocks to its
-/// consumer's by the block-overlap messages of Eq. 28
-/// (`plan_redistribution`), from one owner per block to every replica,
-/// two-sided. Where P does not factor over a step's extents, the step runs
-/// on the most ranks that do (the first ones), the others idle. Inputs are
-/// never moved: each rank fills its own blocks from `fill(operand,
-/// coordinates)`.
+/// An einsum over MPI ranks as Deinsum runs it (seed 002, Sec. II, IV and
+/// V; link `tensorlev::dist`): the FLOP-optimal order of binary
+/// contractions (`optimal_path`) partitioned into groups (`plan_einsum`:
+/// MTTKRP's KRP and TDOT run as one group), each group on its own Cartesian
+/// grid of all the ranks (`soap_grid`: one grid dimension per index of the
+/// group), every operand in blocks of ceil(N / p) along its indices and
+/// replicated over the grid dimensions it does not index, the group's steps
+/// contracted locally on each rank's blocks (`contract_pair`; nothing moves
+/// inside a group), the partial sums combined by `MPI_Allreduce` over the
+/// ranks that differ only in the summed indices, and each group's result
+/// moved from its producer's blocks to its consumer's by the block-overlap
+/// messages of Eq. 28 (`plan_redistribution`), from one owner per block to
+/// every replica, two-sided. Where P does not factor over a group's
+/// extents, the group runs on the most ranks that do (the first ones), the
+/// others idle. Inputs are never moved: each rank fills its own blocks from
+/// `fill(operand, coordinates)`. The bytes counted per group equal
+/// `einsum_traffic_model`'s (a test).
 ///
 ///     auto r = tensorlev::dist::einsum_distributed<std::complex<double>>(
 ///         MPI_COMM_WORLD, parse_einsum_checked("ijk,ja,ka->ia"), extents,
 ///         [](std::size_t operand, const long long* x) { ... });
-///     // r.path, r.groups[s].grid, .bytes_sent, .bound_words; r.output on rank 0
+///     // r.plan, r.groups[g].grid, .bytes_sent, .bound_words; r.output on rank 0
 ///
 /// Dense operands only (complex or real); at least two inputs; extents of
 /// at least 1.
@@ -31,29 +33,32 @@
 
 #include "compute.hpp"
 #include "einsum.hpp"
+#include "einsum_plan.hpp"
 #include "redistribute.hpp"
 
 namespace tensorlev::dist {
 
-/// One step's grid and traffic.
+/// One group's grid and traffic.
 struct einsum_group_report {
-  std::uint32_t indices = 0;               ///< the step's indices (mask)
+  std::uint32_t indices = 0;               ///< the group's indices (mask)
   std::vector<long long> grid;             ///< ranks along each of them, in index order
+  std::size_t steps = 0;                   ///< path steps run in the group
   long long words_per_rank = 0;            ///< the per-rank sum of access sets (soap_grid)
-  long long bytes_sent = 0;                ///< all ranks together: moving operands into this step, and its reduction
-  double bound_words = 0;                  ///< SOAP: the whole step moves at least this many words with S = words_per_rank
+  long long bytes_sent = 0;                ///< all ranks together: moving operands into this group, and its reduction
+  double bound_words = 0;                  ///< SOAP: the whole group moves at least this many words with S = words_per_rank
 };
 
 template <class V>
 struct einsum_run_result {
-  contraction_path path;
+  einsum_plan plan;
+  contraction_path path;  ///< plan.path
   std::vector<einsum_group_report> groups;
   dense_operand<V> output;  ///< the whole result, on rank 0 of the communicator (empty elsewhere)
 };
 
 namespace detail {
-// One operand as a step holds it on this rank: its indices (in the order of
-// its array), the step's block sizes, this rank's block box and values.
+// One operand as a group holds it on this rank: its indices (in the order
+// of its array), this rank's block box and values.
 template <class V>
 struct held_operand {
   dense_operand<V> block;
@@ -74,7 +79,7 @@ inline int grid_rank(const std::vector<long long>& dims, const std::vector<long 
 /// arguments; the result is gathered on rank 0.
 template <class V, class Fill>
 einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std::span<const long long> extent,
-                                        Fill&& fill) {
+                                        Fill&& fill, einsum_options opt = {}) {
   if (e.error != einsum_error::none) throw error("einsum_distributed: the einsum did not parse");
   if (e.ninputs < 2) throw error("einsum_distributed: at least two inputs (one input is a local reduction)");
   for (std::size_t v = 0; v < e.nindices; ++v)
@@ -88,13 +93,14 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
   einsum_run_result<V> res;
-  res.path = optimal_path(e, extent);
-  const std::size_t steps = res.path.steps.size();
+  res.plan = plan_einsum(e, extent, size, opt);
+  res.path = res.plan.path;
+  const std::vector<contraction_step>& steps = res.plan.path.steps;
   // What each live operand (a subset of the inputs) looks like where it was
-  // produced: its step's grid dims (over the step's indices) and block sizes.
+  // produced: its group's grid dims (over the group's indices) and block sizes.
   struct producer {
-    std::vector<long long> dims;  // the producing step's grid
-    std::vector<int> grid_idx;    // the producing step's indices, in grid order
+    std::vector<long long> dims;  // the producing group's grid
+    std::vector<int> grid_idx;    // the producing group's indices, in grid order
     std::vector<long long> block; // per index number (0 where absent)
     detail::held_operand<V> held;
   };
@@ -105,43 +111,34 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       if ((m >> q) & 1U) v.push_back(static_cast<int>(q));
     return v;
   };
-  for (std::size_t s = 0; s < steps; ++s) {
-    const contraction_step& st = res.path.steps[s];
-    const contraction_group grp = contraction_group::of(st);
-    // The grid: all the ranks where P factors over the step's extents,
-    // else the most ranks that do (the others idle in this step).
-    soap_grid_result sg;
-    int used = size;
-    for (;; --used) {
-      try {
-        sg = soap_grid(grp, extent, used);
-        break;
-      } catch (const error&) {
-        if (used == 1) throw;
-      }
-    }
+  for (std::size_t gi = 0; gi < res.plan.groups.size(); ++gi) {
+    const einsum_group& grp = res.plan.groups[gi];
+    const bool last_group = gi + 1 == res.plan.groups.size();
+    const int used = static_cast<int>(grp.ranks);
     einsum_group_report rep;
     rep.indices = grp.indices;
+    rep.steps = grp.steps.size();
     const std::vector<int> gidx = indices_of(grp.indices);
     std::vector<int> gd;
     for (const int v : gidx) {
-      rep.grid.push_back(sg.p[static_cast<std::size_t>(v)]);
-      gd.push_back(static_cast<int>(sg.p[static_cast<std::size_t>(v)]));
+      rep.grid.push_back(grp.grid[static_cast<std::size_t>(v)]);
+      gd.push_back(static_cast<int>(grp.grid[static_cast<std::size_t>(v)]));
     }
-    rep.words_per_rank = sg.words;
-    // The step's ranks (the first `used` of comm, in order) and the
+    rep.words_per_rank = grp.words_per_rank;
+    // The group's ranks (the first `used` of comm, in order) and the
     // exchanges over all of comm (producers and consumers may differ).
-    MPI_Comm step_comm = MPI_COMM_NULL;
-    check_mpi(MPI_Comm_split(comm, me < used ? 0 : MPI_UNDEFINED, me, &step_comm), "MPI_Comm_split");
+    MPI_Comm group_comm = MPI_COMM_NULL;
+    check_mpi(MPI_Comm_split(comm, me < used ? 0 : MPI_UNDEFINED, me, &group_comm), "MPI_Comm_split");
     const bool active = me < used;
-    std::unique_ptr<machine_grid> gp = active ? std::make_unique<machine_grid>(step_comm, gd) : nullptr;
+    if (gd.empty()) gd.push_back(1);  // a group of scalars (",->"): one rank
+    std::unique_ptr<machine_grid> gp = active ? std::make_unique<machine_grid>(group_comm, gd) : nullptr;
     machine_grid all(comm, std::vector<int>{size});
     all.stats().reset();
     std::array<long long, max_einsum_indices> block{}, lo{}, hi{}, local{};
-    if (active) std::tie(lo, hi) = grid_block(extent, grp.indices, sg.p, gp->rank());  // idle: empty blocks
+    if (active) std::tie(lo, hi) = grid_block(extent, grp.indices, grp.grid, gp->rank());  // idle: empty blocks
     for (const int q : gidx) {
       const auto v = static_cast<std::size_t>(q);
-      block[v] = std::max<long long>(1, (extent[v] + sg.p[v] - 1) / sg.p[v]);
+      block[v] = std::max<long long>(1, (extent[v] + grp.grid[v] - 1) / grp.grid[v]);
       if (!active) lo[v] = hi[v] = 0;
       local[v] = hi[v] - lo[v];
     }
@@ -152,17 +149,13 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         b.lo[d] = lo[static_cast<std::size_t>(idx[d])], b.hi[d] = hi[static_cast<std::size_t>(idx[d])];
       return b;
     };
-    auto operand_for = [&](std::uint32_t u, int tag) -> detail::held_operand<V> {
-      detail::held_operand<V> h;
-      if (std::has_single_bit(u)) {  // an input: filled in place
-        h.block = input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill);
-        h.box = box_over(h.block.idx);
-        return h;
-      }
+    auto operand_for = [&](std::uint32_t u, int tag) -> dense_operand<V> {
+      if (std::has_single_bit(u))  // an input: filled in place
+        return input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill);
       // An intermediate: from its producer's blocks (one owner each) to
-      // this step's blocks (every replica), by Eq. 28's overlaps.
+      // this group's blocks (every replica), by Eq. 28's overlaps.
       auto it = std::find_if(live.begin(), live.end(), [&](const auto& p) { return p.first == u; });
-      if (it == live.end()) throw error("einsum_distributed: the path does not match the einsum");
+      if (it == live.end()) throw error("einsum_distributed: the plan does not match the einsum");
       producer pr = std::move(it->second);
       live.erase(it);
       const std::vector<int>& ridx = pr.held.block.idx;
@@ -187,7 +180,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         for (std::size_t d = 0; d < ridx.size(); ++d)
           pc[static_cast<std::size_t>(position(pr.grid_idx, ridx[d]))] = sb.lo[d] / fromb[d];
         const int src = detail::grid_rank(pr.dims, pc);
-        // Every replica of the target block in this step's grid.
+        // Every replica of the target block in this group's grid.
         std::vector<long long> tc(gidx.size(), 0), fixed(gidx.size(), -1);
         for (std::size_t d = 0; d < ridx.size(); ++d) fixed[static_cast<std::size_t>(position(gidx, ridx[d]))] = tb.lo[d] / tob[d];
         for (std::size_t q = 0; q < gidx.size(); ++q) tc[q] = fixed[q] >= 0 ? fixed[q] : 0;
@@ -204,33 +197,53 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
           }
         }
       }
-      h.block.idx = ridx;
-      for (const int v : ridx) h.block.ext.push_back(local[static_cast<std::size_t>(v)]);
-      h.box = box_over(ridx);
-      h.block.data.assign(static_cast<std::size_t>(h.block.size()), V{});
+      dense_operand<V> t;
+      t.idx = ridx;
+      for (const int v : ridx) t.ext.push_back(local[static_cast<std::size_t>(v)]);
+      const boxn tbox = box_over(ridx);
+      t.data.assign(static_cast<std::size_t>(t.size()), V{});
       exchange_boxes<V>(all, msgs, std::span<const V>(pr.held.block.data), pr.held.box, comm_kind::alltoall, tag,
                         [&](const V* data, const boxn& data_box, const boxn& part) {
-                          for_each_run(data_box, h.box, part, [&](long long of, long long ot, long long run) {
-                            std::copy_n(data + of, run, h.block.data.data() + ot);
+                          for_each_run(data_box, tbox, part, [&](long long of, long long ot, long long run) {
+                            std::copy_n(data + of, run, t.data.data() + ot);
                           });
                         });
-      return h;
+      return t;
     };
-    const detail::held_operand<V> a = operand_for(st.left, 2 * static_cast<int>(s) + 1);
-    const detail::held_operand<V> b = operand_for(st.right, 2 * static_cast<int>(s) + 2);
-    // The local contraction over this rank's blocks, into the indices the
-    // step keeps (the output's order for the last step).
-    std::vector<int> keep;
-    if (s + 1 == steps)
-      keep.assign(e.output.begin(), e.output.begin() + static_cast<std::ptrdiff_t>(e.output_order));
-    else
-      keep = indices_of(st.result_indices);
+    // The group's operands on this rank, then its steps on them in path
+    // order (a step's result stays local when a later step of the group
+    // reads it), each into the indices it keeps (the output's order for
+    // the einsum's last step).
+    std::vector<std::pair<std::uint32_t, dense_operand<V>>> here;
+    for (std::size_t q = 0; q < grp.operands.size(); ++q)
+      here.emplace_back(grp.operands[q], operand_for(grp.operands[q], static_cast<int>(2 * (gi * max_einsum_inputs + q) + 1)));
+    auto take = [&](std::uint32_t u) {
+      auto it = std::find_if(here.begin(), here.end(), [&](const auto& p) { return p.first == u; });
+      if (it == here.end()) throw error("einsum_distributed: a group's step reads an operand it does not have");
+      dense_operand<V> t = std::move(it->second);
+      here.erase(it);
+      return t;
+    };
+    const std::span<const long long> lext(local.data(), e.nindices);
+    for (const std::size_t s : grp.steps) {
+      const contraction_step& st = steps[s];
+      std::vector<int> keep;
+      if (last_group && s == grp.steps.back())
+        keep.assign(e.output.begin(), e.output.begin() + static_cast<std::ptrdiff_t>(e.output_order));
+      else
+        keep = indices_of(st.result_indices);
+      const dense_operand<V> a = take(st.left), b = take(st.right);
+      here.emplace_back(st.left | st.right, contract_pair(a, b, keep, lext));
+    }
+    if (here.size() != 1 || here.front().first != grp.inputs)
+      throw error("einsum_distributed: a group does not join its operands");
     detail::held_operand<V> r;
-    r.block = contract_pair(a.block, b.block, keep, std::span<const long long>(local.data(), e.nindices));
-    r.box = box_over(keep);
-    // Partial sums over the summed indices split across ranks: combined
-    // over the ranks that differ only in those grid coordinates.
-    const std::uint32_t summed = grp.indices & ~st.result_indices;
+    r.block = std::move(here.front().second);
+    r.box = box_over(r.block.idx);
+    // Partial sums over the summed indices split across ranks (an index
+    // summed by any step of the group): combined over the ranks that
+    // differ only in those grid coordinates.
+    const std::uint32_t summed = grp.summed();
     int group_size = 1;
     for (std::size_t q = 0; q < gidx.size(); ++q)
       if ((summed >> gidx[q]) & 1U) group_size *= static_cast<int>(rep.grid[q]);
@@ -252,18 +265,15 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm), "MPI_Allreduce");
     rep.bytes_sent = total;
     gp.reset();
-    if (step_comm != MPI_COMM_NULL) MPI_Comm_free(&step_comm);
-    double volume = 1;
-    for (const int v : gidx) volume *= static_cast<double>(extent[static_cast<std::size_t>(v)]);
-    if (volume > 0 && rep.words_per_rank > 0)
-      rep.bound_words = soap_tiling(grp, static_cast<double>(rep.words_per_rank)).bound(volume);
+    if (group_comm != MPI_COMM_NULL) MPI_Comm_free(&group_comm);
+    rep.bound_words = grp.bound_words(extent);
     producer pr;
     pr.dims = rep.grid;
     pr.grid_idx = gidx;
     pr.block.assign(max_einsum_indices, 0);
     for (const int v : gidx) pr.block[static_cast<std::size_t>(v)] = block[static_cast<std::size_t>(v)];
     pr.held = std::move(r);
-    live.emplace_back(st.left | st.right, std::move(pr));
+    live.emplace_back(grp.inputs, std::move(pr));
     res.groups.push_back(std::move(rep));
   }
   // The result to rank 0: every block's owner sends it.
@@ -294,7 +304,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
   {
     machine_grid all(comm, std::vector<int>{size});
     exchange_boxes<V>(all, msgs, std::span<const V>(last.held.block.data), last.held.box, comm_kind::alltoall,
-                      2 * static_cast<int>(steps) + 1, [&](const V* data, const boxn& data_box, const boxn& part) {
+                      2 * static_cast<int>(res.plan.groups.size() * max_einsum_inputs) + 1, [&](const V* data, const boxn& data_box, const boxn& part) {
                         for_each_run(data_box, obox, part, [&](long long of, long long ot, long long run) {
                           std::copy_n(data + of, run, res.output.data.data() + ot);
                         });

@@ -1,0 +1,312 @@
+#pragma once
+/// @file dist/einsum_plan.hpp
+/// Deinsum's contraction groups (seed 002, Sec. IV; no MPI here): the steps
+/// of an einsum's contraction path partitioned into groups, each run on one
+/// processor grid with no data moved inside it, and the bytes a run moves
+/// by a model that does not share code with the engine.
+///
+///     auto plan = plan_einsum(spec, extents, P);      // groups, their grids
+///     std::cout << plan.to_string(spec);              // "ijk,ja,ka->ia on i=2,j=2,k=2,a=1 ..."
+///     auto bytes = einsum_traffic_model(plan, extents, sizeof(V));
+///
+/// - A group is a connected part of the path's tree of binary steps. Its
+///   operands are inputs or the results of other groups; its iteration
+///   space is the union of its steps' indices; its access sets are its
+///   operands' and its result's (the intermediates inside it are never
+///   communicated: seeds_002_004.md 1.3, the fused MTTKRP term).
+/// - Any step may join its parent's group. Each rank then runs the group's
+///   steps on its blocks in path order; an index summed by a step is summed
+///   over the rank's block only, and the all-reduce over the grid
+///   dimensions of every index summed in the group completes it (the group
+///   is linear in each operand). A step is repeated on the ranks along the
+///   grid dimensions of indices it lacks: MTTKRP's KRP (j,k,a) along i,
+///   |jka| p_i products against the TDOT's 2 |ijka|; a later step of a TTV
+///   chain along the j its child summed. A group is allowed when its FLOPs
+///   on its grid, repetition included, are at most `max_redundancy` (1.25)
+///   times its steps' FLOPs; the MTTKRP term of `ijk,ja,ka,al->il` fused
+///   with the GEMM after it is not (1.30 at N = 10, P = 8), nor would it
+///   move fewer words.
+/// - Among the allowed partitions (every subset of the path's edges: at
+///   most 2^(steps - 1), steps < 8), the plan takes the one whose groups,
+///   each on its SOAP grid (`soap_grid` with ties to the grid that splits
+///   the summed indices least: all P ranks, or the most that factor over
+///   its extents), hold the fewest words summed over ranks (per-rank sum
+///   of access sets times ranks); ties go to fewer groups.
+///   `einsum_options{.fuse = false}` keeps one group per step (the
+///   KRP-then-GEMM decomposition, for comparison).
+/// - `einsum_traffic_model`: per group, the bytes sent to bring each
+///   intermediate operand from its producer's blocks (one owner per block:
+///   the rank at grid coordinate 0 along the producer's dimensions the
+///   operand lacks) into every consumer rank's block, counted by checking
+///   every (owner, consumer) pair's overlap (O(P^2) boxes per operand; no
+///   use of Eq. 28), plus the all-reduce of the partial results over the
+///   grid dimensions of the summed indices, counted as a ring
+///   (reduce-scatter and all-gather: 2 (k - 1) / k of the block per rank).
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "einsum.hpp"
+
+namespace tensorlev::dist {
+
+struct einsum_options {
+  bool fuse = true;             ///< false: one group per step of the path
+  double max_redundancy = 1.25; ///< a group's FLOPs on its grid, recomputation included, over its steps' FLOPs
+};
+
+/// Path steps run together on one grid.
+struct einsum_group {
+  std::vector<std::size_t> steps;       ///< indices into the path's steps, in path order; the last is the root
+  std::vector<std::uint32_t> operands;  ///< what it reads: an input (one bit) or an earlier group's result (its inputs)
+  std::uint32_t inputs = 0;             ///< the einsum inputs below its root: names its result
+  std::uint32_t indices = 0;            ///< its iteration space (mask over the einsum's indices)
+  std::uint32_t result_indices = 0;     ///< the indices its result keeps
+  contraction_group access;             ///< its operands' and its result's access sets
+  std::array<long long, max_einsum_indices> grid{};  ///< ranks along each index (1 outside the group)
+  long long ranks = 0;                  ///< the ranks its grid uses (the first ones of the communicator)
+  long long words_per_rank = 0;         ///< the per-rank sum of access sets on that grid
+  double path_flops = 0;                ///< its steps' FLOPs (optimal_path's count)
+  double flops = 0;                     ///< what its ranks run together: a step is repeated along the
+                                        ///< grid dimensions of indices it lacks
+
+  /// The indices summed out inside the group.
+  [[nodiscard]] std::uint32_t summed() const { return indices & ~result_indices; }
+  /// SOAP's lower bound on the words the whole group moves with S =
+  /// words_per_rank (0 for an empty iteration space).
+  [[nodiscard]] double bound_words(std::span<const long long> extent) const {
+    double volume = 1;
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((indices >> v) & 1U) volume *= static_cast<double>(extent[v]);
+    if (indices == 0 || volume <= 0 || words_per_rank <= 0) return 0;
+    return soap_tiling(access, static_cast<double>(words_per_rank)).bound(volume);
+  }
+};
+
+/// A path and its groups, in the order they run.
+struct einsum_plan {
+  contraction_path path;
+  std::vector<einsum_group> groups;
+
+  /// One line per group: "ijk,ja,ka->ia on i=2,j=2,k=2,a=1 (2 steps)", the
+  /// operands in their own index order (an intermediate in index order),
+  /// the result in the output's order for the last group.
+  [[nodiscard]] std::string to_string(const einsum_spec& e) const {
+    std::string s;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const einsum_group& gr = groups[g];
+      for (std::size_t q = 0; q < gr.operands.size(); ++q) {
+        const std::uint32_t u = gr.operands[q];
+        if (q) s += ',';
+        if (std::has_single_bit(u)) {
+          const auto k = static_cast<std::size_t>(std::countr_zero(u));
+          for (std::size_t d = 0; d < e.input_order[k]; ++d) s += e.letter[static_cast<std::size_t>(e.input[k][d])];
+        } else {
+          s += e.letters(result_of(u));
+        }
+      }
+      s += "->";
+      if (g + 1 == groups.size())
+        for (std::size_t d = 0; d < e.output_order; ++d) s += e.letter[static_cast<std::size_t>(e.output[d])];
+      else
+        s += e.letters(gr.result_indices);
+      s += " on ";
+      bool first = true;
+      for (std::size_t v = 0; v < e.nindices; ++v)
+        if ((gr.indices >> v) & 1U) {
+          s += (first ? "" : ",") + std::string(1, e.letter[v]) + "=" + std::to_string(gr.grid[v]);
+          first = false;
+        }
+      s += " (" + std::to_string(gr.steps.size()) + (gr.steps.size() == 1 ? " step)\n" : " steps)\n");
+    }
+    return s;
+  }
+  /// The indices of the result of the group whose inputs are u.
+  [[nodiscard]] std::uint32_t result_of(std::uint32_t u) const {
+    for (const einsum_group& g : groups)
+      if (g.inputs == u) return g.result_indices;
+    throw error("einsum_plan: no group produces that operand");
+  }
+};
+
+namespace detail {
+// The grid of a group: all P ranks where P factors over its extents, else
+// the most that do.
+inline soap_grid_result group_grid(const contraction_group& g, std::span<const long long> extent, long long P,
+                                   std::uint32_t summed, long long& used) {
+  if (g.indices == 0) {  // scalars only (",->"): one rank, a word per access set
+    used = 1;
+    soap_grid_result r;
+    r.p.fill(1);
+    r.words = static_cast<long long>(g.access.size());
+    return r;
+  }
+  for (used = P;; --used) {
+    try {
+      return soap_grid(g, extent, used, summed);
+    } catch (const error&) {
+      if (used == 1) throw;
+    }
+  }
+}
+}  // namespace detail
+
+/// The groups for einsum e over P ranks (see the file's comment).
+inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> extent, long long P,
+                               einsum_options opt = {}) {
+  if (P < 1) throw error("plan_einsum: the rank count must be at least 1, not " + std::to_string(P));
+  einsum_plan plan;
+  plan.path = optimal_path(e, extent);
+  const std::vector<contraction_step>& st = plan.path.steps;
+  const std::size_t n = st.size();
+  if (n == 0) return plan;
+  for (std::size_t v = 0; v < e.nindices; ++v)
+    if (extent[v] < 1)
+      throw shape_error("plan_einsum: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
+  // parent[s]: the step that reads step s's result (none for the root).
+  std::vector<std::size_t> parent(n, n);
+  for (std::size_t s = 0; s < n; ++s)
+    for (std::size_t q = s + 1; q < n; ++q)
+      if (st[q].left == (st[s].left | st[s].right) || st[q].right == (st[s].left | st[s].right)) parent[s] = q;
+  auto span_of = [&](std::size_t s) { return st[s].left_indices | st[s].right_indices; };
+  std::vector<std::size_t> edges;  // steps with a parent: each edge fused or cut
+  for (std::size_t s = 0; s < n; ++s)
+    if (opt.fuse && parent[s] < n) edges.push_back(s);
+  // A group by its steps (mask), built once: a group recurs in many partitions.
+  std::vector<std::pair<std::uint32_t, einsum_group>> memo;
+  auto group_of = [&](std::uint32_t steps_mask, std::size_t r) -> const einsum_group& {
+    for (const auto& [m, g] : memo)
+      if (m == steps_mask) return g;
+    einsum_group g;
+    for (std::size_t s = 0; s < n; ++s)
+      if ((steps_mask >> s) & 1U) g.steps.push_back(s);
+    g.inputs = st[r].left | st[r].right;
+    g.result_indices = st[r].result_indices;
+    for (const std::size_t s : g.steps) {
+      g.indices |= span_of(s);
+      // An operand is read from outside when no step of the group made it.
+      for (const auto& [side, idx] : {std::pair{st[s].left, st[s].left_indices}, {st[s].right, st[s].right_indices}}) {
+        bool inside = false;
+        for (const std::size_t c : g.steps) inside = inside || (st[c].left | st[c].right) == side;
+        if (!inside) g.operands.push_back(side), g.access.access.push_back(idx);
+      }
+    }
+    g.access.indices = g.indices;
+    if (g.result_indices != 0) g.access.access.push_back(g.result_indices);
+    const soap_grid_result sg = detail::group_grid(g.access, extent, P, g.summed(), g.ranks);
+    g.grid = sg.p;
+    g.words_per_rank = sg.words;
+    for (const std::size_t s : g.steps) {
+      double copies = 1;  // ranks that run the same part of step s
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if (((g.indices & ~span_of(s)) >> v) & 1U) copies *= static_cast<double>(g.grid[v]);
+      g.path_flops += st[s].flops;
+      g.flops += st[s].flops * copies;
+    }
+    memo.emplace_back(steps_mask, std::move(g));
+    return memo.back().second;
+  };
+  long long best_cost = -1;
+  for (std::uint32_t pick = 0; pick < (std::uint32_t{1} << edges.size()); ++pick) {
+    std::vector<bool> fused(n, false);
+    for (std::size_t q = 0; q < edges.size(); ++q) fused[edges[q]] = ((pick >> q) & 1U) != 0;
+    std::vector<std::uint32_t> members(n, 0);  // per root: its group's steps
+    for (std::size_t s = 0; s < n; ++s) {
+      std::size_t r = s;
+      while (fused[r]) r = parent[r];
+      members[r] |= std::uint32_t{1} << s;
+    }
+    std::vector<einsum_group> groups;
+    long long cost = 0;
+    bool allowed = true;
+    for (std::size_t r = 0; r < n && allowed; ++r) {
+      if (((members[r] >> r) & 1U) == 0) continue;
+      const einsum_group& g = group_of(members[r], r);
+      allowed = g.steps.size() == 1 || g.flops <= opt.max_redundancy * g.path_flops;
+      cost += g.words_per_rank * g.ranks;
+      groups.push_back(g);
+    }
+    if (!allowed) continue;
+    if (best_cost < 0 || cost < best_cost || (cost == best_cost && groups.size() < plan.groups.size())) {
+      best_cost = cost;
+      plan.groups = std::move(groups);
+    }
+  }
+  return plan;
+}
+
+namespace detail {
+// Rank r's block [lo, hi) of the indices in `which` on group g's grid
+// (ranks at or past g.ranks hold nothing).
+inline std::pair<std::array<long long, max_einsum_indices>, std::array<long long, max_einsum_indices>>
+group_block(const einsum_group& g, std::span<const long long> extent, long long r) {
+  auto b = grid_block(extent, g.indices, g.grid, r < g.ranks ? r : 0);
+  if (r >= g.ranks) b.second = b.first;
+  return b;
+}
+// Rank r's grid coordinate along index v on group g's grid (row-major over
+// the group's indices in index order, as grid_block numbers them).
+inline long long group_coord(const einsum_group& g, long long r, std::size_t v) {
+  for (std::size_t q = max_einsum_indices; q-- > 0;) {
+    if (((g.indices >> q) & 1U) == 0) continue;
+    if (q == v) return r % g.grid[q];
+    r /= g.grid[q];
+  }
+  return 0;
+}
+}  // namespace detail
+
+/// Bytes each group of the plan sends, all ranks together (see the file's
+/// comment); values of `value_bytes` bytes each.
+inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std::span<const long long> extent,
+                                                   std::size_t value_bytes) {
+  std::vector<long long> bytes;
+  const auto vb = static_cast<long long>(value_bytes);
+  for (const einsum_group& g : plan.groups) {
+    long long b = 0;
+    for (const std::uint32_t u : g.operands) {
+      if (std::has_single_bit(u)) continue;  // an input: each rank fills its own block
+      const einsum_group* from = nullptr;
+      for (const einsum_group& p : plan.groups)
+        if (p.inputs == u) from = &p;
+      if (from == nullptr) throw error("einsum_traffic_model: no group produces an operand");
+      const std::uint32_t idx = from->result_indices;
+      for (long long q = 0; q < from->ranks; ++q) {
+        bool owner = true;  // coordinate 0 along the producer's dimensions the operand lacks
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if (((from->indices & ~idx) >> v) & 1U) owner = owner && detail::group_coord(*from, q, v) == 0;
+        if (!owner) continue;
+        const auto [plo, phi] = detail::group_block(*from, extent, q);
+        for (long long r = 0; r < static_cast<long long>(std::max(g.ranks, from->ranks)); ++r) {
+          if (r == q || r >= g.ranks) continue;
+          const auto [clo, chi] = detail::group_block(g, extent, r);
+          long long overlap = 1;
+          for (std::size_t v = 0; v < max_einsum_indices; ++v)
+            if ((idx >> v) & 1U) overlap *= std::max(0LL, std::min(phi[v], chi[v]) - std::max(plo[v], clo[v]));
+          b += overlap * vb;
+        }
+      }
+    }
+    long long k = 1;  // ranks sharing one result block
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((g.summed() >> v) & 1U) k *= g.grid[v];
+    if (k > 1)
+      for (long long r = 0; r < g.ranks; ++r) {
+        const auto [lo, hi] = detail::group_block(g, extent, r);
+        long long size = 1;
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((g.result_indices >> v) & 1U) size *= hi[v] - lo[v];
+        b += 2 * (k - 1) * size * vb / k;
+      }
+    bytes.push_back(b);
+  }
+  return bytes;
+}
+
+}  // namespace tensorlev::dist
