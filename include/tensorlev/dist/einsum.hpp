@@ -556,8 +556,10 @@ namespace detail {
 // geometric program): at the optimum every index carries the same load
 // sum_{T containing v} |T(t)| (the KKT condition), so loads are balanced
 // by multiplicative steps, each followed by the common scale that meets X.
-inline std::array<double, max_einsum_indices> soap_solve(const contraction_group& g, double X) {
-  std::array<double, max_einsum_indices> y{};  // log t_v
+// `y` (log t_v) is the starting point and the solution: soap_tiling's
+// search solves for nearby X in turn, each from the last one's tile.
+inline std::array<double, max_einsum_indices> soap_solve(const contraction_group& g, double X,
+                                                         std::array<double, max_einsum_indices>& y) {
   auto access_log = [&](std::uint32_t m) {
     double s = 0;
     for (std::size_t v = 0; v < max_einsum_indices; ++v)
@@ -580,7 +582,7 @@ inline std::array<double, max_einsum_indices> soap_solve(const contraction_group
   // a KRP's output: the volume approaches X as some t_v goes to 0), the
   // steps drift without converging; they stop once a tile side passes
   // e^{+-30}, the volume then within a hair of its supremum.
-  for (int it = 0; it < 4000; ++it) {
+  for (int it = 0; it < 400; ++it) {
     std::array<double, max_einsum_indices> load{};
     double mean = 0;
     int n = 0;
@@ -638,9 +640,10 @@ inline soap_tile soap_tiling(const contraction_group& g, double S) {
   }
   // phi(u) = |V(X)| / (X - S) with X = S (1 + e^u): golden-section search
   // for its minimum (|V| grows faster than linearly in X).
+  std::array<double, max_einsum_indices> y{};
   auto phi = [&](double u) {
     const double X = S * (1 + std::exp(u));
-    return detail::soap_volume(g, detail::soap_solve(g, X)) / (X - S);
+    return detail::soap_volume(g, detail::soap_solve(g, X, y)) / (X - S);
   };
   double a = -12, b = 12;
   const double r = (std::sqrt(5.0) - 1) / 2;
@@ -656,7 +659,7 @@ inline soap_tile soap_tiling(const contraction_group& g, double S) {
   }
   soap_tile s;
   s.x0 = S * (1 + std::exp(0.5 * (a + b)));
-  s.t = detail::soap_solve(g, s.x0);
+  s.t = detail::soap_solve(g, s.x0, y);
   s.rho = detail::soap_volume(g, s.t) / (s.x0 - S);
   return s;
 }
