@@ -7,6 +7,7 @@
 #include "dist/box.hpp"
 #include "dist/compute.hpp"
 #include "dist/einsum.hpp"
+#include "dist/einsum_leaf.hpp"
 #include "dist/einsum_plan.hpp"
 #include "dist/einsum_run.hpp"
 #include "dist/grid.hpp"

@@ -376,6 +376,17 @@ std::array<long long, max_einsum_indices> einsum_strides(const dense_operand<V>&
   }
   return s;
 }
+// Throws shape_error (naming `what`) unless t's indices, extents and
+// values agree and each extent is its index's.
+template <class V>
+void check_operand(const dense_operand<V>& t, std::span<const long long> extent, const char* what) {
+  if (t.idx.size() != t.ext.size() || static_cast<long long>(t.data.size()) != t.size())
+    throw shape_error(std::string(what) + ": its indices, extents and values disagree");
+  for (std::size_t d = 0; d < t.idx.size(); ++d)
+    if (t.idx[d] < 0 || static_cast<std::size_t>(t.idx[d]) >= extent.size() ||
+        t.ext[d] != extent[static_cast<std::size_t>(t.idx[d])])
+      throw shape_error(std::string(what) + ": dimension " + std::to_string(d) + " does not have its index's extent");
+}
 }  // namespace detail
 
 /// The binary contraction of a and b into the indices `out` (in that
@@ -388,17 +399,8 @@ std::array<long long, max_einsum_indices> einsum_strides(const dense_operand<V>&
 template <class V>
 dense_operand<V> contract_pair(const dense_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
                                std::span<const long long> extent) {
-  auto check = [&](const dense_operand<V>& t, const char* which) {
-    if (t.idx.size() != t.ext.size() || static_cast<long long>(t.data.size()) != t.size())
-      throw shape_error(std::string("contract_pair: operand ") + which + "'s indices, extents and values disagree");
-    for (std::size_t d = 0; d < t.idx.size(); ++d)
-      if (t.idx[d] < 0 || static_cast<std::size_t>(t.idx[d]) >= extent.size() ||
-          t.ext[d] != extent[static_cast<std::size_t>(t.idx[d])])
-        throw shape_error(std::string("contract_pair: operand ") + which + "'s dimension " + std::to_string(d) +
-                          " does not have its index's extent");
-  };
-  check(a, "a");
-  check(b, "b");
+  detail::check_operand(a, extent, "contract_pair: operand a");
+  detail::check_operand(b, extent, "contract_pair: operand b");
   std::uint32_t ma = 0, mb = 0;
   for (const int v : a.idx) ma |= std::uint32_t{1} << v;
   for (const int v : b.idx) mb |= std::uint32_t{1} << v;

@@ -59,6 +59,7 @@ namespace tensorlev::dist {
 struct einsum_options {
   bool fuse = true;             ///< false: one group per step of the path
   double max_redundancy = 1.25; ///< a group's FLOPs on its grid, recomputation included, over its steps' FLOPs
+  bool blas = true;             ///< einsum_distributed's local products by the BLAS where there is one
 };
 
 /// Path steps run together on one grid.

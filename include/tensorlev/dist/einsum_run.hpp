@@ -7,8 +7,9 @@
 /// grid of all the ranks (`soap_grid`: one grid dimension per index of the
 /// group), every operand in blocks of ceil(N / p) along its indices and
 /// replicated over the grid dimensions it does not index, the group's steps
-/// contracted locally on each rank's blocks (`contract_pair`; nothing moves
-/// inside a group), the partial sums combined by `MPI_Allreduce` over the
+/// contracted locally on each rank's blocks (`contract_gemm`: transposed
+/// into matrix products, BLAS gemm with TENSORLEV_DIST_BLAS for float,
+/// double and their complex; nothing moves inside a group), the partial sums combined by `MPI_Allreduce` over the
 /// ranks that differ only in the summed indices, and each group's result
 /// moved from its producer's blocks to its consumer's by the block-overlap
 /// messages of Eq. 28 (`plan_redistribution`), from one owner per block to
@@ -33,6 +34,7 @@
 
 #include "compute.hpp"
 #include "einsum.hpp"
+#include "einsum_leaf.hpp"
 #include "einsum_plan.hpp"
 #include "redistribute.hpp"
 
@@ -233,7 +235,13 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       else
         keep = indices_of(st.result_indices);
       const dense_operand<V> a = take(st.left), b = take(st.right);
-      here.emplace_back(st.left | st.right, contract_pair(a, b, keep, lext));
+      here.emplace_back(st.left | st.right,
+                        contract_gemm(a, b, keep, lext, [&](long long m, long long k, long long n, const V* x, const V* y, V* z) {
+                          detail::gemm_add<V, long long>(m, k, n, std::span<const V>(x, static_cast<std::size_t>(m * k)),
+                                                         std::span<const V>(y, static_cast<std::size_t>(k * n)),
+                                                         std::span<V>(z, static_cast<std::size_t>(m * n)), serial,
+                                                         {}, opt.blas);
+                        }));
     }
     if (here.size() != 1 || here.front().first != grp.inputs)
       throw error("einsum_distributed: a group does not join its operands");

@@ -24,6 +24,7 @@
 /// throws shape_error on every rank when they do not.
 
 #include <algorithm>
+#include <complex>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -46,6 +47,12 @@ void dgemm_(const char* transa, const char* transb, const int* m, const int* n, 
 void sgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const float* alpha,
             const float* a, const int* lda, const float* b, const int* ldb, const float* beta, float* c,
             const int* ldc);
+// Complex: std::complex<T> has the layout of T[2] (C++ [complex.numbers]),
+// the Fortran COMPLEX*16 / COMPLEX the BLAS takes.
+void zgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const void* alpha,
+            const void* a, const int* lda, const void* b, const int* ldb, const void* beta, void* c, const int* ldc);
+void cgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const void* alpha,
+            const void* a, const int* lda, const void* b, const int* ldb, const void* beta, void* c, const int* ldc);
 }
 #endif
 
@@ -110,8 +117,9 @@ tensor_view<const V, dense_row_major, I> matrix_view(I rows, I cols, std::span<c
 /// C (rows x cols) += A (rows x w) B (w x cols), all dense row-major: the
 /// local leaf product of the dense algorithms. With TENSORLEV_DIST_BLAS
 /// (set by the tensorlev::dist CMake target when a BLAS is found) and
-/// `use_blas`, float and double go to the BLAS's gemm; otherwise, and for
-/// other value types, to the generated kernel on `ex`, in loop order
+/// `use_blas`, float, double and their complex go to the BLAS's gemm
+/// (s, d, c, zgemm); otherwise, and for other value types, to the
+/// generated kernel on `ex`, in loop order
 /// `order` (a permutation of "ijk"; empty: the planner's order).
 template <class V, index_type I>
 void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, std::span<V> c, const executor& ex,
@@ -119,7 +127,8 @@ void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, s
   if (rows <= 0 || w <= 0 || cols <= 0) return;
 #if defined(TENSORLEV_DIST_BLAS)
   constexpr long long int_max = 2147483647;
-  if constexpr (std::is_same_v<V, double> || std::is_same_v<V, float>) {
+  if constexpr (std::is_same_v<V, double> || std::is_same_v<V, float> || std::is_same_v<V, std::complex<double>> ||
+                std::is_same_v<V, std::complex<float>>) {
     if (use_blas && rows <= int_max && w <= int_max && cols <= int_max) {
       // Row-major C = A B is column-major C^T = B^T A^T.
       const int m = static_cast<int>(cols);
@@ -128,8 +137,12 @@ void gemm_add(I rows, I w, I cols, std::span<const V> a, std::span<const V> b, s
       const V one = 1;
       if constexpr (std::is_same_v<V, double>)
         dgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
-      else
+      else if constexpr (std::is_same_v<V, float>)
         sgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
+      else if constexpr (std::is_same_v<V, std::complex<double>>)
+        zgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
+      else
+        cgemm_("N", "N", &m, &n, &k, &one, b.data(), &m, a.data(), &k, &one, c.data(), &m);
       return;
     }
   }

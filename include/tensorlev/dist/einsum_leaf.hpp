@@ -1,0 +1,151 @@
+#pragma once
+/// @file dist/einsum_leaf.hpp
+/// A binary contraction as matrix products (no MPI here): the local leaf of
+/// the distributed einsum, as Deinsum runs its steps (transpose, then
+/// BLAS). `contract_pair` (einsum.hpp) is its reference.
+///
+///     auto c = contract_gemm(a, b, out, extent, gemm);   // gemm(m, k, n, A, B, C): C += A B, row-major
+///
+/// The indices of a and b fall into five classes: batch (in a, b and the
+/// output: a KRP's), m (a and the output), n (b and the output), k (a and b,
+/// not the output: contracted), and summed in one operand only. The
+/// operand's own summed indices are summed out first (one pass over it);
+/// then a is laid out as [batch, m, k] and b as [batch, k, n] (row-major
+/// copies: one pass each), `gemm` runs once per batch entry into
+/// [batch, m, n], and that is laid out in the output's order. The copies
+/// are skipped where an operand already has its layout. Where m, n or k is
+/// empty the product is an outer product, a matrix-vector product or a dot
+/// product and `gemm` gets extents of 1.
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "einsum.hpp"
+
+namespace tensorlev::dist {
+
+/// t with its dimensions in the order `order` (index numbers, a
+/// permutation of t.idx): a row-major copy, or t itself when the order is
+/// already t's.
+template <class V>
+dense_operand<V> permute_operand(const dense_operand<V>& t, const std::vector<int>& order) {
+  if (order == t.idx) return t;
+  if (order.size() != t.idx.size()) throw shape_error("permute_operand: the order must list each of t's indices once");
+  const auto src = detail::einsum_strides(t);
+  dense_operand<V> r;
+  r.idx = order;
+  for (const int v : order) {
+    const auto it = std::find(t.idx.begin(), t.idx.end(), v);
+    if (it == t.idx.end()) throw shape_error("permute_operand: the order names an index t does not have");
+    r.ext.push_back(t.ext[static_cast<std::size_t>(it - t.idx.begin())]);
+  }
+  r.data.resize(static_cast<std::size_t>(r.size()));
+  if (r.data.empty()) return r;
+  // Odometer over r's dimensions, the last fastest; the innermost one as a
+  // strided run.
+  const std::size_t n = order.size();
+  if (n == 0) {
+    r.data[0] = t.data[0];
+    return r;
+  }
+  std::vector<long long> x(n, 0), stride(n);
+  for (std::size_t d = 0; d < n; ++d) stride[d] = src[static_cast<std::size_t>(order[d])];
+  const long long inner = r.ext[n - 1], inner_stride = stride[n - 1];
+  long long from = 0;
+  for (long long at = 0; at < r.size(); at += inner) {
+    for (long long q = 0; q < inner; ++q) r.data[static_cast<std::size_t>(at + q)] = t.data[static_cast<std::size_t>(from + q * inner_stride)];
+    for (std::size_t d = n - 1; d-- > 0;) {
+      if (++x[d] < r.ext[d]) {
+        from += stride[d];
+        break;
+      }
+      from -= stride[d] * (r.ext[d] - 1);
+      x[d] = 0;
+    }
+  }
+  return r;
+}
+
+namespace detail {
+// C (m x n) += A (m x k) B (k x n), row-major: the leaf when no BLAS is given.
+template <class V>
+void gemm_loops(long long m, long long k, long long n, const V* a, const V* b, V* c) {
+  for (long long i = 0; i < m; ++i)
+    for (long long p = 0; p < k; ++p) {
+      const V x = a[i * k + p];
+      for (long long j = 0; j < n; ++j) c[i * n + j] += x * b[p * n + j];
+    }
+}
+}  // namespace detail
+
+/// The contraction of a and b into `out` (see the file's comment), with
+/// `gemm(m, k, n, A, B, C)` for C += A B (row-major); the default is a
+/// plain loop.
+template <class V, class Gemm>
+dense_operand<V> contract_gemm(const dense_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
+                               std::span<const long long> extent, Gemm&& gemm) {
+  std::uint32_t ma = 0, mb = 0, mo = 0;
+  for (const int v : a.idx) ma |= std::uint32_t{1} << v;
+  for (const int v : b.idx) mb |= std::uint32_t{1} << v;
+  for (const int v : out) {
+    if (v < 0 || v >= static_cast<int>(max_einsum_indices) || (((ma | mb) >> v) & 1U) == 0)
+      throw shape_error("contract_gemm: an output index neither operand has");
+    mo |= std::uint32_t{1} << v;
+  }
+  auto list = [](std::uint32_t m) {
+    std::vector<int> v;
+    for (std::size_t q = 0; q < max_einsum_indices; ++q)
+      if ((m >> q) & 1U) v.push_back(static_cast<int>(q));
+    return v;
+  };
+  auto cat = [](std::vector<int> x, const std::vector<int>& y) {
+    x.insert(x.end(), y.begin(), y.end());
+    return x;
+  };
+  const std::vector<int> batch = list(ma & mb & mo), mi = list(ma & ~mb & mo), ni = list(mb & ~ma & mo),
+                         ki = list(ma & mb & ~mo);
+  // Each operand in its layout: itself where it already is, else with its
+  // own summed indices summed out and its dimensions reordered
+  // (contract_pair with a scalar one), else reordered.
+  const dense_operand<V> one{{}, {}, {V{1}}};
+  auto laid_out = [&](const dense_operand<V>& t, const std::vector<int>& layout, dense_operand<V>& copy,
+                      const char* what) -> const dense_operand<V>& {
+    detail::check_operand(t, extent, what);
+    if (t.idx == layout) return t;
+    copy = layout.size() < t.idx.size() ? contract_pair(t, one, layout, extent) : permute_operand(t, layout);
+    return copy;
+  };
+  dense_operand<V> ca, cb;
+  const dense_operand<V>& A = laid_out(a, cat(cat(batch, mi), ki), ca, "contract_gemm: operand a");
+  const dense_operand<V>& B = laid_out(b, cat(cat(batch, ki), ni), cb, "contract_gemm: operand b");
+  auto prod = [&](const std::vector<int>& v) {
+    long long p = 1;
+    for (const int q : v) p *= extent[static_cast<std::size_t>(q)];
+    return p;
+  };
+  const long long nb = prod(batch), m = prod(mi), n = prod(ni), k = prod(ki);
+  dense_operand<V> C;
+  C.idx = cat(cat(batch, mi), ni);
+  for (const int v : C.idx) C.ext.push_back(extent[static_cast<std::size_t>(v)]);
+  C.data.assign(static_cast<std::size_t>(C.size()), V{});
+  if (k > 0)
+    for (long long t = 0; t < nb && m > 0 && n > 0; ++t)
+      gemm(m, k, n, A.data.data() + t * m * k, B.data.data() + t * k * n, C.data.data() + t * m * n);
+  if (C.idx == out) return C;
+  return permute_operand(C, out);
+}
+
+template <class V>
+dense_operand<V> contract_gemm(const dense_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
+                               std::span<const long long> extent) {
+  return contract_gemm(a, b, out, extent, [](long long m, long long k, long long n, const V* x, const V* y, V* z) {
+    detail::gemm_loops(m, k, n, x, y, z);
+  });
+}
+
+}  // namespace tensorlev::dist
