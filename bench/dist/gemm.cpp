@@ -3,10 +3,15 @@
 // (dist/schedule.hpp), SUMMA as a statement schedule (dist/compute.hpp:
 // compute<"ij", "ik", "kj"> with k divided), and ScaLAPACK's pdgemm with
 // one block per process (the same layout), all with the same BLAS for the
-// local products.
+// local products; and the einsum "ij,jk->ik" (dist/einsum_run.hpp) on its
+// SOAP grid, its inputs built in place by the same formula (the time
+// from a barrier after that building, `compute_seconds`; the result left
+// in blocks).
 // Names: dist_gemm/<impl>/<n>. Every implementation's C is checked
-// against ScaLAPACK's before timing.
+// against ScaLAPACK's before timing (the einsum's: 64 entries per rank
+// against their sums).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -109,9 +114,52 @@ struct problem {
   }
 };
 
-enum class impl { summa, cannon, summa_schedule, cannon_schedule, summa_statement, scalapack };
+enum class impl { summa, cannon, summa_schedule, cannon_schedule, summa_statement, scalapack, einsum };
+
+// The einsum: checked on 64 entries of each rank's block, then timed
+// without planning and building the inputs (compute_seconds).
+void run_einsum(benchmark::State& state) {
+  const long long n = state.range(0);
+  const td::einsum_spec e = td::parse_einsum_checked("ij,jk->ik");
+  const std::vector<long long> ext{n, n, n};
+  auto fill = [](std::size_t k, const long long* x) { return k == 0 ? value_a(x[0], x[1]) : value_b(x[0], x[1]); };
+  const td::einsum_options opt{.gather = false, .bound = false, .fill_barrier = true};
+  {
+    const auto r = td::einsum_distributed<double>(MPI_COMM_WORLD, e, ext, fill, opt);
+    double d = 0;
+    const long long rows = r.local.ext.empty() ? 0 : r.local.ext[0], cols = rows ? r.local.ext[1] : 0;
+    for (long long q = 0; q < 64 && rows * cols > 0; ++q) {
+      const long long i = (q * 37) % rows, k = (q * 91) % cols;
+      double ref = 0;
+      for (long long j = 0; j < n; ++j) ref += value_a(r.local_lo[0] + i, j) * value_b(j, r.local_lo[1] + k);
+      d = std::max(d, std::abs(ref - r.local.data[static_cast<std::size_t>(i * cols + k)]));
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (d > 1e-9 * static_cast<double>(n) * 100) {
+      state.SkipWithError("einsum's result differs from the sums");
+      return;
+    }
+    long long bytes = 0;
+    for (const auto& g : r.groups) bytes += g.bytes_sent;
+    state.counters["bytes"] = static_cast<double>(bytes);
+  }
+  for (auto _ : state) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto r = td::einsum_distributed<double>(MPI_COMM_WORLD, e, ext, fill, opt);
+    double s = r.compute_seconds;
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    state.SetIterationTime(s);
+  }
+  const double nn = static_cast<double>(n);
+  state.counters["GFLOPs"] = benchmark::Counter(2 * nn * nn * nn * static_cast<double>(state.iterations()) / 1e9,
+                                                benchmark::Counter::kIsRate);
+}
 
 void run(benchmark::State& state, impl which) {
+  if (which == impl::einsum) {
+    run_einsum(state);
+    return;
+  }
   problem p(static_cast<int>(state.range(0)));
   const bool square = p.grid.dims()[0] == p.grid.dims()[1];
   if (!square && (which == impl::cannon || which == impl::cannon_schedule)) {
@@ -129,6 +177,7 @@ void run(benchmark::State& state, impl which) {
                                       *p.A, *p.B);
         break;
       case impl::scalapack: p.scalapack(); break;
+      case impl::einsum: break;  // run_einsum
     }
   };
   p.scalapack();
@@ -157,7 +206,7 @@ int main(int argc, char** argv) {
                              {"dist_gemm/summa_schedule", impl::summa_schedule},
                              {"dist_gemm/cannon_schedule", impl::cannon_schedule},
                              {"dist_gemm/summa_statement", impl::summa_statement},
-                             {"dist_gemm/scalapack", impl::scalapack}})
+                             {"dist_gemm/scalapack", impl::scalapack}, {"dist_gemm/einsum", impl::einsum}})
     benchmark::RegisterBenchmark(name, run, which)->Apply(args);
   tlbench::run_all(argc, argv);
   MPI_Finalize();

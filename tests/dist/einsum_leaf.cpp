@@ -69,7 +69,7 @@ void random_pairs(unsigned seed, int trials) {
     ASSERT_EQ(got.data, ref.data) << "trial " << trial;
     EXPECT_EQ(contract_gemm(a, b, out, ext).data, ref.data) << trial;
   }
-  EXPECT_GT(gemms, trials / 2);
+  EXPECT_GT(gemms, trials / 5);  // the rest contract nothing: contract_pair itself
 }
 
 TEST(EinsumLeaf, ContractGemmEqualsTheLoopOverEveryIndex) {

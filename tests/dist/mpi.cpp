@@ -1153,7 +1153,8 @@ namespace {
 // grid, intermediates redistributed by Eq. 28's overlaps, partial sums
 // all-reduced) and gathered on rank 0, against the same path run on one
 // node (exact: integer parts only); plus random einsums.
-std::size_t einsum_case(const std::string& s, const std::vector<long long>& ext, bool fuse = true) {
+std::size_t einsum_case(const std::string& s, const std::vector<long long>& ext,
+                        tensorlev::dist::einsum_options opt = {}) {
   using C = std::complex<double>;
   const tensorlev::dist::einsum_spec e = tensorlev::dist::parse_einsum_checked(s);
   auto fill = [&](std::size_t k, const long long* x) {
@@ -1161,36 +1162,66 @@ std::size_t einsum_case(const std::string& s, const std::vector<long long>& ext,
     for (std::size_t d = 0; d < e.input_order[k]; ++d) v += static_cast<long long>(d + 1) * x[d];
     return C(static_cast<double>(v % 7 - 3), static_cast<double>((v + 1) % 5 - 2));
   };
-  const auto r = tensorlev::dist::einsum_distributed<C>(MPI_COMM_WORLD, e, ext, fill, {.fuse = fuse});
+  const auto r = tensorlev::dist::einsum_distributed<C>(MPI_COMM_WORLD, e, ext, fill, opt);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int bad = 0;
+  const std::string what = s + (opt.fuse ? "" : " (unfused)") +
+                           (opt.grid == tensorlev::dist::einsum_grid::soap ? "" : " (first-index grids)") +
+                           (opt.gather ? "" : " (not gathered)") + " on " + std::to_string(world_size()) + " ranks";
+  const auto ops = tensorlev::dist::dense_inputs<C>(e, ext, fill);
+  const auto ref = tensorlev::dist::run_path<C>(e, r.path, ext, ops);
+  // Every rank's block of the result: the reference's entries at its place.
+  if (rank < r.plan.groups.back().ranks) {
+    const auto& loc = r.local;
+    bool same = loc.idx == ref.idx && r.local_lo.size() == loc.idx.size();
+    std::vector<long long> x(loc.idx.size(), 0);
+    for (long long c = 0; same && c < loc.size(); ++c) {
+      long long q = c, at = 0;
+      for (std::size_t d = x.size(); d-- > 0;) x[d] = q % loc.ext[d], q /= loc.ext[d];
+      for (std::size_t d = 0; d < x.size(); ++d) at = at * ref.ext[d] + r.local_lo[d] + x[d];
+      same = loc.data[static_cast<std::size_t>(c)] == ref.data[static_cast<std::size_t>(at)];
+    }
+    if (!same) bad = 1, ADD_FAILURE() << what << ": rank " << rank << "'s block differs";
+  } else if (!r.local.data.empty() || !r.local.idx.empty()) {
+    bad = 1, ADD_FAILURE() << what << ": idle rank " << rank << " holds a block";
+  }
+  if (!opt.gather && !r.output.data.empty()) bad = 1, ADD_FAILURE() << what << ": gathered anyway";
   if (rank == 0) {
-    const std::string what = s + (fuse ? "" : " (unfused)") + " on " + std::to_string(world_size()) + " ranks";
-    const auto ops = tensorlev::dist::dense_inputs<C>(e, ext, fill);
-    const auto ref = tensorlev::dist::run_path<C>(e, r.path, ext, ops);
-    if (ref.data != r.output.data || ref.idx != r.output.idx) {
+    if (opt.gather && (ref.data != r.output.data || ref.idx != r.output.idx)) {
       bad = 1;
       ADD_FAILURE() << what << " differs from one node";
     }
     // The plan is the one planned without MPI for this many ranks; every
     // step runs in one group; the counted bytes equal the model's.
-    const auto plan = tensorlev::dist::plan_einsum(e, ext, world_size(), {.fuse = fuse});
+    const auto plan = tensorlev::dist::plan_einsum(e, ext, world_size(), opt);
     if (r.groups.size() != plan.groups.size()) bad = 1, ADD_FAILURE() << what << ": a report per group";
     std::size_t steps = 0;
     for (const auto& g : r.groups) steps += g.steps;
     if (steps != r.path.steps.size()) bad = 1, ADD_FAILURE() << what << ": " << steps << " steps run";
     const std::vector<long long> model = tensorlev::dist::einsum_traffic_model(plan, ext, sizeof(C));
     for (std::size_t q = 0; q < r.groups.size() && q < model.size(); ++q) {
-      long long prod = 1;
+      // SOAP grids: all the ranks where they factor over the group's
+      // extents, else the most that do (asked of soap_grid here).
+      long long prod = 1, most = world_size();
       for (const long long p : r.groups[q].grid) prod *= p;
-      if (prod != plan.groups[q].ranks) bad = 1, ADD_FAILURE() << what << ": group " << q << " on " << prod << " ranks";
+      if (opt.grid == tensorlev::dist::einsum_grid::soap && plan.groups[q].indices != 0)
+        for (;; --most) {
+          try {
+            (void)tensorlev::dist::soap_grid(plan.groups[q].access, ext, most);
+            break;
+          } catch (const tensorlev::error&) {
+          }
+        }
+      else
+        most = plan.groups[q].ranks;
+      if (prod != most) bad = 1, ADD_FAILURE() << what << ": group " << q << " on " << prod << " of " << most << " ranks";
       if (r.groups[q].bytes_sent != model[q])
         bad = 1, ADD_FAILURE() << what << ": group " << q << " sent " << r.groups[q].bytes_sent << " bytes, the model says "
                                << model[q];
     }
   }
-  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return static_cast<std::size_t>(bad);
 }
 
@@ -1210,10 +1241,20 @@ TEST(DistEinsum, FusedMttkrpMovesFewerBytesThanKrpThenGemm) {
     const auto [fused, out_f] = sent(true);
     const auto [split, out_s] = sent(false);
     EXPECT_EQ(out_f, out_s) << s;
-    if (world_size() > 1) {
+    // Fewer bytes where the model says so (1, 2, 3, 4, 8, 9 ranks here; at
+    // 7 both move only an all-reduce of the same size), never more.
+    auto model = [&](bool fuse) {
+      const auto plan = tensorlev::dist::plan_einsum(e, ext, world_size(), {.fuse = fuse});
+      long long b = 0;
+      for (const long long x : tensorlev::dist::einsum_traffic_model(plan, ext, sizeof(double))) b += x;
+      return b;
+    };
+    EXPECT_LE(fused, split) << s;
+    if (model(true) < model(false)) {
       EXPECT_LT(fused, split) << s;
-    } else {
-      EXPECT_EQ(fused + split, 0) << s;
+    }
+    if (world_size() > 1 && world_size() != 7) {
+      EXPECT_LT(fused, split) << s;
     }
   }
 }
@@ -1239,12 +1280,20 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
   bad += einsum_case("ij,ij->", {5, 3});
   bad += einsum_case("ia,ja->ija", {4, 3, 2});
   // Unfused (one group per step): the same result, the model's bytes.
-  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, false);
-  bad += einsum_case("ijklm,ja,ka,la,ma->ia", {3, 2, 2, 3, 2, 3}, false);
-  bad += einsum_case("ij,jk,kl,lm->im", {7, 6, 2, 6, 7}, false);
+  const tensorlev::dist::einsum_options unfused{.fuse = false},
+      rows{.grid = tensorlev::dist::einsum_grid::first_index}, blocks{.gather = false};
+  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, unfused);
+  bad += einsum_case("ijklm,ja,ka,la,ma->ia", {3, 2, 2, 3, 2, 3}, unfused);
+  bad += einsum_case("ij,jk,kl,lm->im", {7, 6, 2, 6, 7}, unfused);
   // Two full contractions joined by a step of scalars (a group on one rank).
-  bad += einsum_case("bf,cd,b,cd->", {3, 2, 4, 5}, false);
+  bad += einsum_case("bf,cd,b,cd->", {3, 2, 4, 5}, unfused);
   bad += einsum_case("bf,cd,b,cd->", {3, 2, 4, 5});
+  // The naive baseline's grids (the first index split), and results left
+  // in blocks.
+  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, rows);
+  bad += einsum_case("ij,jk,kl,lm->im", {7, 6, 2, 6, 7}, rows);
+  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, blocks);
+  bad += einsum_case("ijklm,jb,kc,ld,me->ibcde", {3, 2, 3, 2, 3, 2, 1, 2, 3}, blocks);
   EXPECT_EQ(bad, 0u);
   EXPECT_THROW((void)tensorlev::dist::einsum_distributed<double>(
                    MPI_COMM_WORLD, tensorlev::dist::parse_einsum_checked("ij,jk->ik"), std::vector<long long>{2, 0, 2},

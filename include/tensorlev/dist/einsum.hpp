@@ -695,14 +695,14 @@ struct soap_grid_result {
   long long words = 0;
 };
 
-/// The grid for P ranks over the group's indices (see the file's comment):
-/// every ordered factorization of P with each factor at most its index's
-/// extent; ties go to the grid with the fewest ranks along the indices in
-/// `summed` (those share a block of the result and all-reduce it), then to
-/// the first in lexicographic order of the factors. Throws when P cannot
-/// be factored within the extents.
-inline soap_grid_result soap_grid(const contraction_group& g, std::span<const long long> extent, long long P,
-                                  std::uint32_t summed = 0) {
+namespace detail {
+// The factorization search behind soap_grid: the smallest per-rank words,
+// ties to the smallest tie(p) (compared with <), then the first in
+// lexicographic order. words < 0 where P does not factor within the
+// extents. Per-rank words saturate at 2^62 (no overflow on huge extents).
+template <class Tie>
+soap_grid_result soap_grid_search(const contraction_group& g, std::span<const long long> extent, long long P,
+                                  Tie&& tie) {
   if (P < 1) throw error("soap_grid: the rank count must be at least 1, not " + std::to_string(P));
   std::vector<std::size_t> vars;
   for (std::size_t v = 0; v < max_einsum_indices; ++v)
@@ -711,34 +711,31 @@ inline soap_grid_result soap_grid(const contraction_group& g, std::span<const lo
         throw error("soap_grid: index " + std::to_string(v) + " needs an extent of at least 1");
       vars.push_back(v);
     }
+  if (vars.empty()) throw error("soap_grid: the group has no index");
+  constexpr double cap = 4611686018427387904.0;  // 2^62
   soap_grid_result best;
   best.words = -1;
-  long long best_sharing = 0;
   std::array<long long, max_einsum_indices> p{};
   p.fill(1);
-  auto sharing = [&] {
-    long long k = 1;
-    for (const std::size_t v : vars)
-      if ((summed >> v) & 1U) k *= p[v];
-    return k;
-  };
+  decltype(tie(p)) best_tie{};
   auto words = [&] {
-    long long w = 0;
+    double w = 0;
     for (const std::uint32_t m : g.access) {
-      long long a = 1;
+      double a = 1;
       for (const std::size_t v : vars)
-        if ((m >> v) & 1U) a *= (extent[v] + p[v] - 1) / p[v];
-      w += a;
+        if ((m >> v) & 1U) a = std::min(cap, a * static_cast<double>((extent[v] + p[v] - 1) / p[v]));
+      w = std::min(cap, w + a);
     }
-    return w;
+    return static_cast<long long>(w);
   };
   auto walk = [&](auto&& self, std::size_t k, long long left) -> void {
     if (k + 1 == vars.size()) {
       if (left > extent[vars[k]]) return;
       p[vars[k]] = left;
-      const long long w = words(), sh = sharing();
-      if (best.words < 0 || w < best.words || (w == best.words && sh < best_sharing))
-        best.p = p, best.words = w, best_sharing = sh;
+      const long long w = words();
+      if (best.words >= 0 && w > best.words) return;
+      auto t = tie(p);
+      if (best.words < 0 || w < best.words || t < best_tie) best.p = p, best.words = w, best_tie = std::move(t);
       return;
     }
     for (long long f = 1; f <= left && f <= extent[vars[k]]; ++f)
@@ -746,14 +743,32 @@ inline soap_grid_result soap_grid(const contraction_group& g, std::span<const lo
         p[vars[k]] = f;
         self(self, k + 1, left / f);
       }
+    p[vars[k]] = 1;
   };
-  if (vars.empty()) throw error("soap_grid: the group has no index");
   walk(walk, 0, P);
-  if (best.words < 0)
-    throw error("soap_grid: " + std::to_string(P) + " ranks do not factor over the group's extents");
-  for (std::size_t v = 0; v < max_einsum_indices; ++v)
-    if (((g.indices >> v) & 1U) == 0) best.p[v] = 1;
+  if (best.words >= 0)
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if (((g.indices >> v) & 1U) == 0) best.p[v] = 1;
   return best;
+}
+}  // namespace detail
+
+/// The grid for P ranks over the group's indices (see the file's comment):
+/// every ordered factorization of P with each factor at most its index's
+/// extent; ties go to the grid with the fewest ranks along the indices in
+/// `summed` (those share a block of the result and all-reduce it), then to
+/// the first in lexicographic order of the factors. Throws when P cannot
+/// be factored within the extents.
+inline soap_grid_result soap_grid(const contraction_group& g, std::span<const long long> extent, long long P,
+                                  std::uint32_t summed = 0) {
+  const soap_grid_result r = detail::soap_grid_search(g, extent, P, [&](const auto& p) {
+    long long k = 1;
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((summed >> v) & 1U) k *= p[v];
+    return k;
+  });
+  if (r.words < 0) throw error("soap_grid: " + std::to_string(P) + " ranks do not factor over the group's extents");
+  return r;
 }
 
 }  // namespace tensorlev::dist

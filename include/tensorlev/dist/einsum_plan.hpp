@@ -3,10 +3,10 @@
 /// Deinsum's contraction groups (seed 002, Sec. IV; no MPI here): the steps
 /// of an einsum's contraction path partitioned into groups, each run on one
 /// processor grid with no data moved inside it, and the bytes a run moves
-/// by a model that does not share code with the engine.
+/// by a model that shares no redistribution code with the engine.
 ///
 ///     auto plan = plan_einsum(spec, extents, P);      // groups, their grids
-///     std::cout << plan.to_string(spec);              // "ijk,ja,ka->ia on i=2,j=2,k=2,a=1 ..."
+///     std::cout << plan.to_string(spec);              // "ja,ka,ijk->ia on i=2,j=2,k=2,a=1 (2 steps)"
 ///     auto bytes = einsum_traffic_model(plan, extents, sizeof(V));
 ///
 /// - A group is a connected part of the path's tree of binary steps. Its
@@ -28,10 +28,13 @@
 ///   move fewer words.
 /// - Among the allowed partitions (every subset of the path's edges: at
 ///   most 2^(steps - 1), steps < 8), the plan takes the one whose groups,
-///   each on its SOAP grid (`soap_grid` with ties to the grid that splits
-///   the summed indices least: all P ranks, or the most that factor over
-///   its extents), hold the fewest words summed over ranks (per-rank sum
-///   of access sets times ranks); ties go to fewer groups.
+///   each on its SOAP grid (all P ranks, or the most that factor over its
+///   extents; the fewest per-rank words, ties to a grid within the
+///   repetition bound, then to the fewest ranks sharing a block of the
+///   result, then to the fewest FLOPs), hold the fewest words summed over
+///   ranks (per-rank sum of access sets times ranks); ties go to fewer
+///   groups. `einsum_grid::first_index` instead splits each group's first
+///   index only (the naive baseline).
 ///   `einsum_options{.fuse = false}` keeps one group per step (the
 ///   KRP-then-GEMM decomposition, for comparison).
 /// - `einsum_traffic_model`: per group, the bytes sent to bring each
@@ -50,16 +53,26 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "einsum.hpp"
 
 namespace tensorlev::dist {
 
+/// How a group's grid is chosen: SOAP's (`soap_grid`), or the naive
+/// baseline that splits only the group's first index (in the einsum's
+/// order) over min(P, its extent) ranks, as a row-block distribution would.
+enum class einsum_grid { soap, first_index };
+
 struct einsum_options {
   bool fuse = true;             ///< false: one group per step of the path
+  einsum_grid grid = einsum_grid::soap;
   double max_redundancy = 1.25; ///< a group's FLOPs on its grid, recomputation included, over its steps' FLOPs
   bool blas = true;             ///< einsum_distributed's local products by the BLAS where there is one
+  bool gather = true;           ///< einsum_distributed gathers the result on rank 0 (false: it stays in blocks)
+  bool bound = true;            ///< einsum_distributed reports each group's SOAP bound (on rank 0; costs a solve)
+  bool fill_barrier = false;    ///< einsum_distributed waits for every rank's inputs before the first group
 };
 
 /// Path steps run together on one grid.
@@ -82,6 +95,7 @@ struct einsum_group {
   /// SOAP's lower bound on the words the whole group moves with S =
   /// words_per_rank (0 for an empty iteration space).
   [[nodiscard]] double bound_words(std::span<const long long> extent) const {
+    if (static_cast<std::size_t>(std::bit_width(indices)) > extent.size()) throw shape_error("einsum_group::bound_words: an extent per index is needed");
     double volume = 1;
     for (std::size_t v = 0; v < max_einsum_indices; ++v)
       if ((indices >> v) & 1U) volume *= static_cast<double>(extent[v]);
@@ -139,22 +153,32 @@ struct einsum_plan {
 namespace detail {
 // The grid of a group: all P ranks where P factors over its extents, else
 // the most that do.
-inline soap_grid_result group_grid(const contraction_group& g, std::span<const long long> extent, long long P,
-                                   std::uint32_t summed, long long& used) {
+// Grid coordinates along index v that hold entries: ceil(N / ceil(N / p)).
+inline double busy_blocks(long long n, long long p) {
+  const long long b = (n + p - 1) / p;
+  return static_cast<double>((n + b - 1) / b);
+}
+// The grid of a group: all P ranks where P factors over its extents, else
+// the most that do (at most the product of its extents); ties to the
+// smallest tie(p) (see plan_einsum).
+template <class Tie>
+soap_grid_result group_grid(const contraction_group& g, std::span<const long long> extent, long long P, Tie&& tie,
+                            long long& used) {
+  soap_grid_result r;
+  r.p.fill(1);
   if (g.indices == 0) {  // scalars only (",->"): one rank, a word per access set
     used = 1;
-    soap_grid_result r;
-    r.p.fill(1);
     r.words = static_cast<long long>(g.access.size());
     return r;
   }
-  for (used = P;; --used) {
-    try {
-      return soap_grid(g, extent, used, summed);
-    } catch (const error&) {
-      if (used == 1) throw;
-    }
+  long long most = 1;  // no grid has more ranks than entries
+  for (std::size_t v = 0; v < max_einsum_indices && most < P; ++v)
+    if ((g.indices >> v) & 1U) most = most > P / extent[v] ? P : std::min(P, most * extent[v]);
+  for (used = std::min(P, most); used >= 1; --used) {
+    r = soap_grid_search(g, extent, used, tie);
+    if (r.words >= 0) return r;
   }
+  throw error("plan_einsum: no grid for a group");  // unreachable: one rank always factors
 }
 }  // namespace detail
 
@@ -181,7 +205,7 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
     if (opt.fuse && parent[s] < n) edges.push_back(s);
   // A group by its steps (mask), built once: a group recurs in many partitions.
   std::vector<std::pair<std::uint32_t, einsum_group>> memo;
-  auto group_of = [&](std::uint32_t steps_mask, std::size_t r) -> const einsum_group& {
+  auto group_of = [&](std::uint32_t steps_mask, std::size_t r) -> einsum_group {
     for (const auto& [m, g] : memo)
       if (m == steps_mask) return g;
     einsum_group g;
@@ -200,20 +224,53 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
     }
     g.access.indices = g.indices;
     if (g.result_indices != 0) g.access.access.push_back(g.result_indices);
-    const soap_grid_result sg = detail::group_grid(g.access, extent, P, g.summed(), g.ranks);
+    // The group's FLOPs on grid p: a step runs again on every busy grid
+    // coordinate along the indices it lacks.
+    auto flops_on = [&](const std::array<long long, max_einsum_indices>& p) {
+      double f = 0;
+      for (const std::size_t s : g.steps) {
+        double copies = 1;
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if (((g.indices & ~span_of(s)) >> v) & 1U) copies *= detail::busy_blocks(extent[v], p[v]);
+        f += st[s].flops * copies;
+      }
+      return f;
+    };
+    // Among grids holding the same words: one within the repetition bound,
+    // then the fewest ranks sharing a block of the result (the all-reduce),
+    // then the fewest FLOPs.
+    for (const std::size_t s : g.steps) g.path_flops += st[s].flops;
+    auto tie = [&](const std::array<long long, max_einsum_indices>& p) {
+      const double f = flops_on(p);
+      long long k = 1;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if ((g.summed() >> v) & 1U) k *= p[v];
+      return std::tuple{g.steps.size() > 1 && f > opt.max_redundancy * g.path_flops, k, f};
+    };
+    soap_grid_result sg;
+    if (opt.grid == einsum_grid::soap) {
+      sg = detail::group_grid(g.access, extent, P, tie, g.ranks);
+    } else {  // the first index over as many ranks as it has entries
+      sg.p.fill(1);
+      const auto v = static_cast<std::size_t>(std::countr_zero(g.indices | (std::uint32_t{1} << 31)));
+      g.ranks = v < max_einsum_indices ? std::min(P, extent[v]) : 1;
+      if (v < max_einsum_indices) sg.p[v] = g.ranks;
+      double w = 0;  // saturating, as soap_grid's
+      for (const std::uint32_t m : g.access.access) {
+        double a = 1;
+        for (std::size_t q = 0; q < max_einsum_indices; ++q)
+          if ((m >> q) & 1U) a = std::min(0x1p62, a * static_cast<double>((extent[q] + sg.p[q] - 1) / sg.p[q]));
+        w = std::min(0x1p62, w + a);
+      }
+      sg.words = static_cast<long long>(w);
+    }
     g.grid = sg.p;
     g.words_per_rank = sg.words;
-    for (const std::size_t s : g.steps) {
-      double copies = 1;  // ranks that run the same part of step s
-      for (std::size_t v = 0; v < max_einsum_indices; ++v)
-        if (((g.indices & ~span_of(s)) >> v) & 1U) copies *= static_cast<double>(g.grid[v]);
-      g.path_flops += st[s].flops;
-      g.flops += st[s].flops * copies;
-    }
-    memo.emplace_back(steps_mask, std::move(g));
-    return memo.back().second;
+    g.flops = flops_on(g.grid);
+    memo.emplace_back(steps_mask, g);
+    return g;
   };
-  long long best_cost = -1;
+  double best_cost = -1;
   for (std::uint32_t pick = 0; pick < (std::uint32_t{1} << edges.size()); ++pick) {
     std::vector<bool> fused(n, false);
     for (std::size_t q = 0; q < edges.size(); ++q) fused[edges[q]] = ((pick >> q) & 1U) != 0;
@@ -224,14 +281,14 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
       members[r] |= std::uint32_t{1} << s;
     }
     std::vector<einsum_group> groups;
-    long long cost = 0;
+    double cost = 0;
     bool allowed = true;
     for (std::size_t r = 0; r < n && allowed; ++r) {
       if (((members[r] >> r) & 1U) == 0) continue;
-      const einsum_group& g = group_of(members[r], r);
+      einsum_group g = group_of(members[r], r);
       allowed = g.steps.size() == 1 || g.flops <= opt.max_redundancy * g.path_flops;
-      cost += g.words_per_rank * g.ranks;
-      groups.push_back(g);
+      cost += static_cast<double>(g.words_per_rank) * static_cast<double>(g.ranks);
+      groups.push_back(std::move(g));
     }
     if (!allowed) continue;
     if (best_cost < 0 || cost < best_cost || (cost == best_cost && groups.size() < plan.groups.size())) {
@@ -269,6 +326,9 @@ inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std:
                                                    std::size_t value_bytes) {
   std::vector<long long> bytes;
   const auto vb = static_cast<long long>(value_bytes);
+  for (const einsum_group& g : plan.groups)
+    if (static_cast<std::size_t>(std::bit_width(g.indices)) > extent.size())
+      throw shape_error("einsum_traffic_model: an extent per index is needed");
   for (const einsum_group& g : plan.groups) {
     long long b = 0;
     for (const std::uint32_t u : g.operands) {

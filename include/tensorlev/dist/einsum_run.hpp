@@ -27,6 +27,7 @@
 /// Dense operands only (complex or real); at least two inputs; extents of
 /// at least 1.
 
+#include <chrono>
 #include <complex>
 #include <memory>
 #include <tuple>
@@ -47,7 +48,8 @@ struct einsum_group_report {
   std::size_t steps = 0;                   ///< path steps run in the group
   long long words_per_rank = 0;            ///< the per-rank sum of access sets (soap_grid)
   long long bytes_sent = 0;                ///< all ranks together: moving operands into this group, and its reduction
-  double bound_words = 0;                  ///< SOAP: the whole group moves at least this many words with S = words_per_rank
+  double bound_words = 0;                  ///< SOAP: the whole group moves at least this many words with S =
+                                           ///< words_per_rank (rank 0, with einsum_options::bound; else 0)
 };
 
 template <class V>
@@ -55,7 +57,12 @@ struct einsum_run_result {
   einsum_plan plan;
   contraction_path path;  ///< plan.path
   std::vector<einsum_group_report> groups;
-  dense_operand<V> output;  ///< the whole result, on rank 0 of the communicator (empty elsewhere)
+  dense_operand<V> output;  ///< the whole result, on rank 0 of the communicator (empty elsewhere; none without gather)
+  dense_operand<V> local;   ///< this rank's block of the result (replicas alike); no indices and no values on
+                            ///< ranks the last group leaves idle
+  std::vector<long long> local_lo;  ///< where that block starts, per dimension of the output
+  double fill_seconds = 0;     ///< time this rank spent building its input blocks (`fill`), before any group runs
+  double compute_seconds = 0;  ///< time on this rank from then (after the barrier with fill_barrier) to the end
 };
 
 namespace detail {
@@ -113,6 +120,20 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       if ((m >> q) & 1U) v.push_back(static_cast<int>(q));
     return v;
   };
+  // Every input block this rank holds, built first (an input is read by
+  // one group): its block on that group's grid (none on idle ranks).
+  std::vector<std::pair<std::uint32_t, dense_operand<V>>> inputs;
+  const auto t_fill = std::chrono::steady_clock::now();
+  for (const einsum_group& grp : res.plan.groups) {
+    std::array<long long, max_einsum_indices> lo{}, hi{};
+    if (me < grp.ranks) std::tie(lo, hi) = grid_block(extent, grp.indices, grp.grid, me);
+    for (const std::uint32_t u : grp.operands)
+      if (std::has_single_bit(u))
+        inputs.emplace_back(u, input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill));
+  }
+  res.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_fill).count();
+  if (opt.fill_barrier) check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+  const auto t_compute = std::chrono::steady_clock::now();
   for (std::size_t gi = 0; gi < res.plan.groups.size(); ++gi) {
     const einsum_group& grp = res.plan.groups[gi];
     const bool last_group = gi + 1 == res.plan.groups.size();
@@ -152,8 +173,13 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       return b;
     };
     auto operand_for = [&](std::uint32_t u, int tag) -> dense_operand<V> {
-      if (std::has_single_bit(u))  // an input: filled in place
-        return input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill);
+      if (std::has_single_bit(u)) {  // an input: built in place above
+        auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& p) { return p.first == u; });
+        if (it == inputs.end()) throw error("einsum_distributed: an input read twice");
+        dense_operand<V> t = std::move(it->second);
+        inputs.erase(it);
+        return t;
+      }
       // An intermediate: from its producer's blocks (one owner each) to
       // this group's blocks (every replica), by Eq. 28's overlaps.
       auto it = std::find_if(live.begin(), live.end(), [&](const auto& p) { return p.first == u; });
@@ -274,7 +300,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     rep.bytes_sent = total;
     gp.reset();
     if (group_comm != MPI_COMM_NULL) MPI_Comm_free(&group_comm);
-    rep.bound_words = grp.bound_words(extent);
+    if (opt.bound && me == 0) rep.bound_words = grp.bound_words(extent);
     producer pr;
     pr.dims = rep.grid;
     pr.grid_idx = gidx;
@@ -284,8 +310,21 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     live.emplace_back(grp.inputs, std::move(pr));
     res.groups.push_back(std::move(rep));
   }
-  // The result to rank 0: every block's owner sends it.
   producer& last = live.front().second;
+  // This rank's block of the result, where it is one of the last group's ranks.
+  const bool holds = me < res.plan.groups.back().ranks;
+  auto keep_local = [&] {
+    if (!holds) return;
+    for (std::size_t d = 0; d < last.held.box.n; ++d) res.local_lo.push_back(last.held.box.lo[d]);
+    res.local = std::move(last.held.block);
+  };
+  auto done = [&] {
+    keep_local();
+    res.compute_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_compute).count();
+    return std::move(res);
+  };
+  if (!opt.gather) return done();
+  // The result to rank 0: every block's owner sends it.
   const std::vector<int>& oidx = last.held.block.idx;
   std::vector<long long> oext, ob;
   for (const int v : oidx) {
@@ -318,7 +357,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
                         });
                       });
   }
-  return res;
+  return done();
 }
 
 }  // namespace tensorlev::dist
