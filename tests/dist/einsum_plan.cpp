@@ -46,11 +46,12 @@ TEST(EinsumPlan, PaperPartitionAndGrids) {
   const std::vector<long long> b = einsum_traffic_model(p, ext, 16);
   ASSERT_EQ(b.size(), 2u);
   EXPECT_EQ(b[0], 8 * (2 * 3 * 50 * 16 / 4));
-  // Each of the GEMM's 8 ranks needs a 5x5 block of t; the owner of the
-  // block (a rank with j = k = 0 on the first grid) is rank 0 or 4, which
-  // holds it for 2 of the 8; then the GEMM's reduction over a (2 ranks
-  // sharing each 5x5 block of the result).
-  EXPECT_EQ(b[1], 6 * 25 * 16 + 8 * (2 * 1 * 25 * 16 / 2));
+  // Each 5x5 block of t goes to its first replica on the GEMM's grid (l =
+  // 0: ranks 0, 2, 4, 6) from the owner of its rows on the first grid (a
+  // rank with j = k = 0: rank 0 or 4, already holding two of them); each
+  // first replica broadcasts it to the rank with l = 1; then the GEMM's
+  // reduction over a (2 ranks sharing each 5x5 block of the result).
+  EXPECT_EQ(b[1], 2 * 25 * 16 + 4 * 25 * 16 + 8 * (2 * 1 * 25 * 16 / 2));
 }
 
 TEST(EinsumPlan, FusedMttkrpMovesFewerBytesThanKrpThenGemm) {

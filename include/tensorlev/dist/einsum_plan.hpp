@@ -40,11 +40,14 @@
 /// - `einsum_traffic_model`: per group, the bytes sent to bring each
 ///   intermediate operand from its producer's blocks (one owner per block:
 ///   the rank at grid coordinate 0 along the producer's dimensions the
-///   operand lacks) into every consumer rank's block, counted by checking
-///   every (owner, consumer) pair's overlap (O(P^2) boxes per operand; no
-///   use of Eq. 28), plus the all-reduce of the partial results over the
-///   grid dimensions of the summed indices, counted as a ring
-///   (reduce-scatter and all-gather: 2 (k - 1) / k of the block per rank).
+///   operand lacks) into the first replica of each consumer block (the
+///   rank at coordinate 0 along the consumer's dimensions the operand
+///   lacks), counted by checking every (owner, consumer) pair's overlap
+///   (O(P^2) boxes per operand; no use of Eq. 28), plus the broadcast from
+///   that replica to the k - 1 others ((k - 1) blocks, as a tree sends
+///   them), plus the all-reduce of the partial results over the grid
+///   dimensions of the summed indices, counted as a ring (reduce-scatter
+///   and all-gather: 2 (k - 1) / k of the block per rank).
 
 #include <algorithm>
 #include <array>
@@ -338,14 +341,34 @@ inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std:
         if (p.inputs == u) from = &p;
       if (from == nullptr) throw error("einsum_traffic_model: no group produces an operand");
       const std::uint32_t idx = from->result_indices;
+      // A consumer rank receives from the owners when it is the first
+      // replica of its block (coordinate 0 along the group's dimensions
+      // the operand lacks), and broadcasts to the k - 1 others.
+      auto first_replica = [&](long long r) {
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((((g.indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(g, r, v) != 0) return false;
+        return true;
+      };
+      long long k = 1;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
+      if (k > 1)
+        for (long long r = 0; r < g.ranks; ++r) {
+          if (!first_replica(r)) continue;
+          const auto [lo, hi] = detail::group_block(g, extent, r);
+          long long size = 1;
+          for (std::size_t v = 0; v < max_einsum_indices; ++v)
+            if ((idx >> v) & 1U) size *= hi[v] - lo[v];
+          b += (k - 1) * size * vb;
+        }
       for (long long q = 0; q < from->ranks; ++q) {
         bool owner = true;  // coordinate 0 along the producer's dimensions the operand lacks
         for (std::size_t v = 0; v < max_einsum_indices; ++v)
           if (((from->indices & ~idx) >> v) & 1U) owner = owner && detail::group_coord(*from, q, v) == 0;
         if (!owner) continue;
         const auto [plo, phi] = detail::group_block(*from, extent, q);
-        for (long long r = 0; r < static_cast<long long>(std::max(g.ranks, from->ranks)); ++r) {
-          if (r == q || r >= g.ranks) continue;
+        for (long long r = 0; r < g.ranks; ++r) {
+          if (r == q || !first_replica(r)) continue;
           const auto [clo, chi] = detail::group_block(g, extent, r);
           long long overlap = 1;
           for (std::size_t v = 0; v < max_einsum_indices; ++v)

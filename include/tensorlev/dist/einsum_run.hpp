@@ -12,8 +12,9 @@
 /// double and their complex; nothing moves inside a group), the partial sums combined by `MPI_Allreduce` over the
 /// ranks that differ only in the summed indices, and each group's result
 /// moved from its producer's blocks to its consumer's by the block-overlap
-/// messages of Eq. 28 (`plan_redistribution`), from one owner per block to
-/// every replica, two-sided. Where P does not factor over a group's
+/// messages of Eq. 28 (`plan_redistribution`), two-sided, from one owner
+/// per block to the consumer's first replica, which broadcasts it over the
+/// sub-grid of the dimensions the result does not index (`MPI_Cart_sub`). Where P does not factor over a group's
 /// extents, the group runs on the most ranks that do (the first ones), the
 /// others idle. Inputs are never moved: each rank fills its own blocks from
 /// `fill(operand, coordinates)`. The bytes counted per group equal
@@ -208,22 +209,11 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         for (std::size_t d = 0; d < ridx.size(); ++d)
           pc[static_cast<std::size_t>(position(pr.grid_idx, ridx[d]))] = sb.lo[d] / fromb[d];
         const int src = detail::grid_rank(pr.dims, pc);
-        // Every replica of the target block in this group's grid.
-        std::vector<long long> tc(gidx.size(), 0), fixed(gidx.size(), -1);
-        for (std::size_t d = 0; d < ridx.size(); ++d) fixed[static_cast<std::size_t>(position(gidx, ridx[d]))] = tb.lo[d] / tob[d];
-        for (std::size_t q = 0; q < gidx.size(); ++q) tc[q] = fixed[q] >= 0 ? fixed[q] : 0;
-        for (bool more = true; more;) {
-          msgs.push_back({src, detail::grid_rank(rep.grid, tc), m.box});
-          more = false;
-          for (std::size_t q = gidx.size(); q-- > 0;) {
-            if (fixed[q] >= 0) continue;
-            if (++tc[q] < rep.grid[q]) {
-              more = true;
-              break;
-            }
-            tc[q] = 0;
-          }
-        }
+        // The target block's first replica: coordinate 0 along this
+        // group's grid dimensions the operand does not index.
+        std::vector<long long> tc(gidx.size(), 0);
+        for (std::size_t d = 0; d < ridx.size(); ++d) tc[static_cast<std::size_t>(position(gidx, ridx[d]))] = tb.lo[d] / tob[d];
+        msgs.push_back({src, detail::grid_rank(rep.grid, tc), m.box});
       }
       dense_operand<V> t;
       t.idx = ridx;
@@ -236,6 +226,19 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
                             std::copy_n(data + of, run, t.data.data() + ot);
                           });
                         });
+      // Replication: the first replica broadcasts the block over the
+      // sub-grid of the dimensions the operand does not index (MPI_Cart_sub;
+      // its rank 0 is the one at coordinate 0 along them).
+      std::vector<int> remain(gidx.size(), 0);
+      bool replicated = false;
+      for (std::size_t q = 0; q < gidx.size(); ++q)
+        if (std::find(ridx.begin(), ridx.end(), gidx[q]) == ridx.end() && rep.grid[q] > 1) remain[q] = 1, replicated = true;
+      if (active && replicated) {
+        MPI_Comm sub = MPI_COMM_NULL;
+        check_mpi(MPI_Cart_sub(gp->comm(), remain.data(), &sub), "MPI_Cart_sub");
+        all.broadcast(t.data.data(), t.data.size(), 0, sub);
+        MPI_Comm_free(&sub);
+      }
       return t;
     };
     // The group's operands on this rank, then its steps on them in path
