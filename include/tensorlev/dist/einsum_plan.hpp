@@ -31,8 +31,10 @@
 ///   each on its SOAP grid (all P ranks, or the most that factor over its
 ///   extents; the fewest per-rank words, ties to a grid within the
 ///   repetition bound, then to the fewest ranks sharing a block of the
-///   result, then to the fewest FLOPs), hold the fewest words summed over
-///   ranks (per-rank sum of access sets times ranks); ties go to fewer
+///   result, then to the fewest FLOPs), hold and move the fewest words:
+///   the per-rank sum of access sets times the ranks (SOAP's measure, what
+///   inputs that start elsewhere would cost to bring) plus the words the
+///   traffic model moves between and within groups; ties go to fewer
 ///   groups. `einsum_grid::first_index` instead splits each group's first
 ///   index only (the naive baseline).
 ///   `einsum_options{.fuse = false}` keeps one group per step (the
@@ -42,8 +44,10 @@
 ///   the rank at grid coordinate 0 along the producer's dimensions the
 ///   operand lacks) into the first replica of each consumer block (the
 ///   rank at coordinate 0 along the consumer's dimensions the operand
-///   lacks), counted by checking every (owner, consumer) pair's overlap
-///   (O(P^2) boxes per operand; no use of Eq. 28), plus the broadcast from
+///   lacks): every entry has one owner and one first replica, so all of
+///   the operand moves except what a rank that is both already holds
+///   (O(P) boxes per operand; no use of Eq. 28; tests check it against
+///   every (owner, replica) pair's overlap), plus the broadcast from
 ///   that replica to the k - 1 others ((k - 1) blocks, as a tree sends
 ///   them), plus the all-reduce of the partial results over the grid
 ///   dimensions of the summed indices, counted as a ring (reduce-scatter
@@ -185,6 +189,108 @@ soap_grid_result group_grid(const contraction_group& g, std::span<const long lon
 }
 }  // namespace detail
 
+namespace detail {
+// Rank r's block [lo, hi) of the indices in `which` on group g's grid
+// (ranks at or past g.ranks hold nothing).
+inline std::pair<std::array<long long, max_einsum_indices>, std::array<long long, max_einsum_indices>>
+group_block(const einsum_group& g, std::span<const long long> extent, long long r) {
+  auto b = grid_block(extent, g.indices, g.grid, r < g.ranks ? r : 0);
+  if (r >= g.ranks) b.second = b.first;
+  return b;
+}
+// Rank r's grid coordinate along index v on group g's grid (row-major over
+// the group's indices in index order, as grid_block numbers them).
+inline long long group_coord(const einsum_group& g, long long r, std::size_t v) {
+  for (std::size_t q = max_einsum_indices; q-- > 0;) {
+    if (((g.indices >> q) & 1U) == 0) continue;
+    if (q == v) return r % g.grid[q];
+    r /= g.grid[q];
+  }
+  return 0;
+}
+}  // namespace detail
+
+/// Bytes each group of the plan sends, all ranks together (see the file's
+/// comment); values of `value_bytes` bytes each.
+inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_group>& groups,
+                                                   std::span<const long long> extent, std::size_t value_bytes) {
+  std::vector<long long> bytes;
+  const auto vb = static_cast<long long>(value_bytes);
+  for (const einsum_group& g : groups)
+    if (static_cast<std::size_t>(std::bit_width(g.indices)) > extent.size())
+      throw shape_error("einsum_traffic_model: an extent per index is needed");
+  for (const einsum_group& g : groups) {
+    long long b = 0;
+    for (const std::uint32_t u : g.operands) {
+      if (std::has_single_bit(u)) continue;  // an input: each rank fills its own block
+      const einsum_group* from = nullptr;
+      for (const einsum_group& p : groups)
+        if (p.inputs == u) from = &p;
+      if (from == nullptr) throw error("einsum_traffic_model: no group produces an operand");
+      const std::uint32_t idx = from->result_indices;
+      // A consumer rank receives from the owners when it is the first
+      // replica of its block (coordinate 0 along the group's dimensions
+      // the operand lacks), and broadcasts to the k - 1 others.
+      auto first_replica = [&](long long r) {
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((((g.indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(g, r, v) != 0) return false;
+        return true;
+      };
+      long long k = 1;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
+      if (k > 1)
+        for (long long r = 0; r < g.ranks; ++r) {
+          if (!first_replica(r)) continue;
+          const auto [lo, hi] = detail::group_block(g, extent, r);
+          long long size = 1;
+          for (std::size_t v = 0; v < max_einsum_indices; ++v)
+            if ((idx >> v) & 1U) size *= hi[v] - lo[v];
+          b += (k - 1) * size * vb;
+        }
+      // Every entry of the operand has one owner and one first replica: all
+      // of it moves but what a rank that is both holds already (O(P)).
+      auto owner = [&](long long q) {  // coordinate 0 along the producer's dimensions the operand lacks
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((((from->indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(*from, q, v) != 0) return false;
+        return true;
+      };
+      long long volume = 1, kept = 0;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if ((idx >> v) & 1U) volume *= extent[v];
+      for (long long r = 0; r < std::min(g.ranks, from->ranks); ++r) {
+        if (!owner(r) || !first_replica(r)) continue;
+        const auto [plo, phi] = detail::group_block(*from, extent, r);
+        const auto [clo, chi] = detail::group_block(g, extent, r);
+        long long overlap = 1;
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((idx >> v) & 1U) overlap *= std::max(0LL, std::min(phi[v], chi[v]) - std::max(plo[v], clo[v]));
+        kept += overlap;
+      }
+      b += (volume - kept) * vb;
+    }
+    long long k = 1;  // ranks sharing one result block
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((g.summed() >> v) & 1U) k *= g.grid[v];
+    if (k > 1)
+      for (long long r = 0; r < g.ranks; ++r) {
+        const auto [lo, hi] = detail::group_block(g, extent, r);
+        long long size = 1;
+        for (std::size_t v = 0; v < max_einsum_indices; ++v)
+          if ((g.result_indices >> v) & 1U) size *= hi[v] - lo[v];
+        b += 2 * (k - 1) * size * vb / k;
+      }
+    bytes.push_back(b);
+  }
+  return bytes;
+}
+
+/// The same for a plan's groups.
+inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std::span<const long long> extent,
+                                                   std::size_t value_bytes) {
+  return einsum_traffic_model(plan.groups, extent, value_bytes);
+}
+
 /// The groups for einsum e over P ranks (see the file's comment).
 inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> extent, long long P,
                                einsum_options opt = {}) {
@@ -294,103 +400,13 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
       groups.push_back(std::move(g));
     }
     if (!allowed) continue;
+    for (const long long w : einsum_traffic_model(groups, extent, 1)) cost += static_cast<double>(w);
     if (best_cost < 0 || cost < best_cost || (cost == best_cost && groups.size() < plan.groups.size())) {
       best_cost = cost;
       plan.groups = std::move(groups);
     }
   }
   return plan;
-}
-
-namespace detail {
-// Rank r's block [lo, hi) of the indices in `which` on group g's grid
-// (ranks at or past g.ranks hold nothing).
-inline std::pair<std::array<long long, max_einsum_indices>, std::array<long long, max_einsum_indices>>
-group_block(const einsum_group& g, std::span<const long long> extent, long long r) {
-  auto b = grid_block(extent, g.indices, g.grid, r < g.ranks ? r : 0);
-  if (r >= g.ranks) b.second = b.first;
-  return b;
-}
-// Rank r's grid coordinate along index v on group g's grid (row-major over
-// the group's indices in index order, as grid_block numbers them).
-inline long long group_coord(const einsum_group& g, long long r, std::size_t v) {
-  for (std::size_t q = max_einsum_indices; q-- > 0;) {
-    if (((g.indices >> q) & 1U) == 0) continue;
-    if (q == v) return r % g.grid[q];
-    r /= g.grid[q];
-  }
-  return 0;
-}
-}  // namespace detail
-
-/// Bytes each group of the plan sends, all ranks together (see the file's
-/// comment); values of `value_bytes` bytes each.
-inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std::span<const long long> extent,
-                                                   std::size_t value_bytes) {
-  std::vector<long long> bytes;
-  const auto vb = static_cast<long long>(value_bytes);
-  for (const einsum_group& g : plan.groups)
-    if (static_cast<std::size_t>(std::bit_width(g.indices)) > extent.size())
-      throw shape_error("einsum_traffic_model: an extent per index is needed");
-  for (const einsum_group& g : plan.groups) {
-    long long b = 0;
-    for (const std::uint32_t u : g.operands) {
-      if (std::has_single_bit(u)) continue;  // an input: each rank fills its own block
-      const einsum_group* from = nullptr;
-      for (const einsum_group& p : plan.groups)
-        if (p.inputs == u) from = &p;
-      if (from == nullptr) throw error("einsum_traffic_model: no group produces an operand");
-      const std::uint32_t idx = from->result_indices;
-      // A consumer rank receives from the owners when it is the first
-      // replica of its block (coordinate 0 along the group's dimensions
-      // the operand lacks), and broadcasts to the k - 1 others.
-      auto first_replica = [&](long long r) {
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((((g.indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(g, r, v) != 0) return false;
-        return true;
-      };
-      long long k = 1;
-      for (std::size_t v = 0; v < max_einsum_indices; ++v)
-        if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
-      if (k > 1)
-        for (long long r = 0; r < g.ranks; ++r) {
-          if (!first_replica(r)) continue;
-          const auto [lo, hi] = detail::group_block(g, extent, r);
-          long long size = 1;
-          for (std::size_t v = 0; v < max_einsum_indices; ++v)
-            if ((idx >> v) & 1U) size *= hi[v] - lo[v];
-          b += (k - 1) * size * vb;
-        }
-      for (long long q = 0; q < from->ranks; ++q) {
-        bool owner = true;  // coordinate 0 along the producer's dimensions the operand lacks
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if (((from->indices & ~idx) >> v) & 1U) owner = owner && detail::group_coord(*from, q, v) == 0;
-        if (!owner) continue;
-        const auto [plo, phi] = detail::group_block(*from, extent, q);
-        for (long long r = 0; r < g.ranks; ++r) {
-          if (r == q || !first_replica(r)) continue;
-          const auto [clo, chi] = detail::group_block(g, extent, r);
-          long long overlap = 1;
-          for (std::size_t v = 0; v < max_einsum_indices; ++v)
-            if ((idx >> v) & 1U) overlap *= std::max(0LL, std::min(phi[v], chi[v]) - std::max(plo[v], clo[v]));
-          b += overlap * vb;
-        }
-      }
-    }
-    long long k = 1;  // ranks sharing one result block
-    for (std::size_t v = 0; v < max_einsum_indices; ++v)
-      if ((g.summed() >> v) & 1U) k *= g.grid[v];
-    if (k > 1)
-      for (long long r = 0; r < g.ranks; ++r) {
-        const auto [lo, hi] = detail::group_block(g, extent, r);
-        long long size = 1;
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((g.result_indices >> v) & 1U) size *= hi[v] - lo[v];
-        b += 2 * (k - 1) * size * vb / k;
-      }
-    bytes.push_back(b);
-  }
-  return bytes;
 }
 
 }  // namespace tensorlev::dist
