@@ -4,7 +4,8 @@
 // pairs of operands (every class of index: batch, m, n, contracted, summed
 // in one operand; outputs in any order; extents 0 to 4; doubles and
 // complex doubles with integer parts, so equal exactly), and
-// permute_operand against the coordinates it moves.
+// permute_operand against the coordinates it moves; contract_sparse, the
+// leaf with a sparse operand, against the dense contraction.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -40,22 +41,34 @@ std::vector<int> random_indices(std::mt19937_64& rng, int n, int most) {
   return all;
 }
 
+// Extents (every tenth trial 0 to zero_mod - 1, else 1 to 4), two operands' indices, an output over some of their union in
+// random order.
+struct pair_case {
+  std::vector<long long> ext;
+  std::vector<int> ia, ib, out;
+};
+pair_case random_case(std::mt19937_64& rng, int trial, unsigned zero_mod) {
+  pair_case c;
+  const int n = 1 + static_cast<int>(rng() % 6);
+  c.ext.resize(static_cast<std::size_t>(n));
+  for (auto& x : c.ext) x = trial % 10 == 0 ? static_cast<long long>(rng() % zero_mod) : 1 + static_cast<long long>(rng() % 4);
+  c.ia = random_indices(rng, n, 4);
+  c.ib = random_indices(rng, n, 4);
+  std::vector<int> u = c.ia;
+  for (const int v : c.ib)
+    if (std::find(u.begin(), u.end(), v) == u.end()) u.push_back(v);
+  std::shuffle(u.begin(), u.end(), rng);
+  for (const int v : u)
+    if (rng() % 2) c.out.push_back(v);
+  return c;
+}
+
 template <class V>
 void random_pairs(unsigned seed, int trials) {
   std::mt19937_64 rng(seed);
   int gemms = 0;
   for (int trial = 0; trial < trials; ++trial) {
-    const int n = 1 + static_cast<int>(rng() % 6);
-    std::vector<long long> ext(static_cast<std::size_t>(n));
-    for (auto& x : ext) x = trial % 10 == 0 ? static_cast<long long>(rng() % 5) : 1 + static_cast<long long>(rng() % 4);
-    const std::vector<int> ia = random_indices(rng, n, 4), ib = random_indices(rng, n, 4);
-    std::vector<int> u = ia;
-    for (const int v : ib)
-      if (std::find(u.begin(), u.end(), v) == u.end()) u.push_back(v);
-    std::shuffle(u.begin(), u.end(), rng);
-    std::vector<int> out;
-    for (const int v : u)
-      if (rng() % 2) out.push_back(v);
+    const auto [ext, ia, ib, out] = random_case(rng, trial, 5);
     const auto a = random_operand<V>(rng, ia, ext), b = random_operand<V>(rng, ib, ext);
     const auto ref = contract_pair(a, b, out, ext);
     int calls = 0;
@@ -75,6 +88,35 @@ void random_pairs(unsigned seed, int trials) {
 TEST(EinsumLeaf, ContractGemmEqualsTheLoopOverEveryIndex) {
   random_pairs<double>(5, 1500);
   random_pairs<std::complex<double>>(6, 600);
+}
+
+TEST(EinsumLeaf, ContractSparseEqualsTheDenseContraction) {
+  // Random sparse a (about a third of its entries, some twice), dense b,
+  // any output: contract_sparse against contract_pair on a densified.
+  std::mt19937_64 rng(9);
+  int nonempty = 0;
+  for (int trial = 0; trial < 1200; ++trial) {
+    const auto [ext, ia, ib, out] = random_case(rng, trial, 4);
+    const auto full = random_operand<double>(rng, ia, ext);
+    sparse_operand<double> a{ia, full.ext, {}, {}};
+    for (long long c = 0; c < full.size(); ++c)
+      for (int twice = 0; twice < (rng() % 6 == 0 ? 2 : 1); ++twice)
+        if (rng() % 3 == 0) {
+          long long q = c;
+          std::vector<long long> x(ia.size());
+          for (std::size_t d = ia.size(); d-- > 0;) x[d] = q % full.ext[d], q /= full.ext[d];
+          a.coords.insert(a.coords.end(), x.begin(), x.end());
+          a.vals.push_back(full.data[static_cast<std::size_t>(c)]);
+        }
+    nonempty += a.nnz() > 0;
+    const auto b = random_operand<double>(rng, ib, ext);
+    ASSERT_EQ(contract_sparse(a, b, out, ext).data, contract_pair(densify(a), b, out, ext).data) << "trial " << trial;
+  }
+  EXPECT_GT(nonempty, 600);
+  // A coordinate outside its extent is named, not read.
+  sparse_operand<double> bad{{0}, {3}, {3}, {1.0}};
+  const dense_operand<double> v{{0}, {3}, {1, 2, 3}};
+  EXPECT_THROW((void)contract_sparse(bad, v, {}, std::vector<long long>{3}), tensorlev::shape_error);
 }
 
 TEST(EinsumLeaf, OneGemmPerBatchEntry) {

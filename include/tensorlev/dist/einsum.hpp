@@ -376,6 +376,21 @@ std::array<long long, max_einsum_indices> einsum_strides(const dense_operand<V>&
   }
   return s;
 }
+// The zero result over indices `out` (each in mask `have`, the operands'
+// indices), extents from `extent`; shape_error naming `what` otherwise.
+template <class V>
+dense_operand<V> zero_output(std::uint32_t have, const std::vector<int>& out, std::span<const long long> extent,
+                             const char* what) {
+  dense_operand<V> c;
+  c.idx = out;
+  for (const int v : out) {
+    if (v < 0 || v >= static_cast<int>(max_einsum_indices) || ((have >> v) & 1U) == 0)
+      throw shape_error(std::string(what) + ": an output index neither operand has");
+    c.ext.push_back(extent[static_cast<std::size_t>(v)]);
+  }
+  c.data.assign(static_cast<std::size_t>(c.size()), V{});
+  return c;
+}
 // Throws shape_error (naming `what`) unless t's indices, extents and
 // values agree and each extent is its index's.
 template <class V>
@@ -404,14 +419,7 @@ dense_operand<V> contract_pair(const dense_operand<V>& a, const dense_operand<V>
   std::uint32_t ma = 0, mb = 0;
   for (const int v : a.idx) ma |= std::uint32_t{1} << v;
   for (const int v : b.idx) mb |= std::uint32_t{1} << v;
-  dense_operand<V> c;
-  c.idx = out;
-  for (const int v : out) {
-    if (v < 0 || (((ma | mb) >> v) & 1U) == 0)
-      throw shape_error("contract_pair: an output index neither operand has");
-    c.ext.push_back(extent[static_cast<std::size_t>(v)]);
-  }
-  c.data.assign(static_cast<std::size_t>(c.size()), V{});
+  dense_operand<V> c = detail::zero_output<V>(ma | mb, out, extent, "contract_pair");
   const auto sa = detail::einsum_strides(a), sb = detail::einsum_strides(b), sc = detail::einsum_strides(c);
   std::vector<int> vars;
   for (std::size_t v = 0; v < max_einsum_indices; ++v)

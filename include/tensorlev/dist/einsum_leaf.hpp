@@ -154,4 +154,91 @@ dense_operand<V> contract_gemm(const dense_operand<V>& a, const dense_operand<V>
   });
 }
 
+/// A sparse operand: its nonzeros' coordinates (row-major, one row of
+/// idx.size() per nonzero, 0-based within ext) and values. The local block
+/// of a sparse einsum input.
+template <class V>
+struct sparse_operand {
+  std::vector<int> idx;
+  std::vector<long long> ext;
+  std::vector<long long> coords;
+  std::vector<V> vals;
+  [[nodiscard]] std::size_t nnz() const noexcept { return vals.size(); }
+};
+
+/// The contraction of sparse a with dense b into `out` (indices from a or
+/// b; extents `extent[v]`): for each nonzero of a, a strided loop over b's
+/// indices a lacks, adding value times b's entry into out's; a's indices
+/// outside the output are summed by the nonzeros themselves, b's by the
+/// loop. O(nnz x the product of those extents of b): SpMV, SpMM, TTM,
+/// TTV and MTTKRP's TDOT are all this shape.
+template <class V>
+dense_operand<V> contract_sparse(const sparse_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
+                                 std::span<const long long> extent) {
+  const std::size_t n = a.idx.size();
+  if (a.ext.size() != n || a.coords.size() != a.vals.size() * n)
+    throw shape_error("contract_sparse: operand a's indices, extents, coordinates and values disagree");
+  for (std::size_t d = 0; d < n; ++d)
+    if (a.idx[d] < 0 || static_cast<std::size_t>(a.idx[d]) >= extent.size() ||
+        a.ext[d] != extent[static_cast<std::size_t>(a.idx[d])])
+      throw shape_error("contract_sparse: operand a's dimension " + std::to_string(d) + " does not have its index's extent");
+  detail::check_operand(b, extent, "contract_sparse: operand b");
+  std::uint32_t ma = 0, mb = 0;
+  for (const int v : a.idx) ma |= std::uint32_t{1} << v;
+  for (const int v : b.idx) mb |= std::uint32_t{1} << v;
+  dense_operand<V> c = detail::zero_output<V>(ma | mb, out, extent, "contract_sparse");
+  const auto sb = detail::einsum_strides(b), sc = detail::einsum_strides(c);
+  std::vector<int> free;  // b's indices a lacks: the inner loop
+  for (const int v : b.idx)
+    if (((ma >> v) & 1U) == 0) free.push_back(v);
+  long long inner = 1;
+  for (const int v : free) inner *= extent[static_cast<std::size_t>(v)];
+  if (inner == 0 || c.data.empty()) return c;
+  std::vector<long long> x(free.size());
+  for (std::size_t e = 0; e < a.nnz(); ++e) {
+    long long ob = 0, oc = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+      const long long q = a.coords[e * n + d];
+      if (q < 0 || q >= a.ext[d])
+        throw shape_error("contract_sparse: nonzero " + std::to_string(e) + "'s coordinate " + std::to_string(d) +
+                          " is outside its extent");
+      ob += q * sb[static_cast<std::size_t>(a.idx[d])];
+      oc += q * sc[static_cast<std::size_t>(a.idx[d])];
+    }
+    const V val = a.vals[e];
+    std::fill(x.begin(), x.end(), 0);
+    for (long long t = 0; t < inner; ++t) {
+      c.data[static_cast<std::size_t>(oc)] += val * b.data[static_cast<std::size_t>(ob)];
+      for (std::size_t q = free.size(); q-- > 0;) {  // odometer, the last index fastest
+        const auto v = static_cast<std::size_t>(free[q]);
+        if (++x[q] < extent[v]) {
+          ob += sb[v], oc += sc[v];
+          break;
+        }
+        ob -= sb[v] * (extent[v] - 1), oc -= sc[v] * (extent[v] - 1);
+        x[q] = 0;
+      }
+    }
+  }
+  return c;
+}
+
+/// a as a dense operand (duplicates added).
+template <class V>
+dense_operand<V> densify(const sparse_operand<V>& a) {
+  dense_operand<V> t{a.idx, a.ext, {}};
+  t.data.assign(static_cast<std::size_t>(t.size()), V{});
+  const std::size_t n = a.idx.size();
+  for (std::size_t e = 0; e < a.nnz(); ++e) {
+    long long at = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+      const long long q = a.coords[e * n + d];
+      if (q < 0 || q >= a.ext[d]) throw shape_error("densify: a coordinate is outside its extent");
+      at = at * a.ext[d] + q;
+    }
+    t.data[static_cast<std::size_t>(at)] += a.vals[e];
+  }
+  return t;
+}
+
 }  // namespace tensorlev::dist

@@ -67,14 +67,17 @@
 
 namespace tensorlev::dist {
 
-/// How a group's grid is chosen: SOAP's (`soap_grid`), or the naive
-/// baseline that splits only the group's first index (in the einsum's
-/// order) over min(P, its extent) ranks, as a row-block distribution would.
-enum class einsum_grid { soap, first_index };
+/// How a group's grid is chosen: SOAP's (`soap_grid`); the naive baseline
+/// that splits only the group's first index (in the einsum's order) over
+/// min(P, its extent) ranks, as a row-block distribution would; or `split`:
+/// only the letters in einsum_options::split (SpMV with j split: "j"), the
+/// factorization over them SOAP's, groups with none of them SOAP's.
+enum class einsum_grid { soap, first_index, split };
 
 struct einsum_options {
   bool fuse = true;             ///< false: one group per step of the path
   einsum_grid grid = einsum_grid::soap;
+  std::string split = {};       ///< with einsum_grid::split: the letters whose indices the grids split
   double max_redundancy = 1.25; ///< a group's FLOPs on its grid, recomputation included, over its steps' FLOPs
   bool blas = true;             ///< einsum_distributed's local products by the BLAS where there is one
   bool gather = true;           ///< einsum_distributed gathers the result on rank 0 (false: it stays in blocks)
@@ -160,6 +163,19 @@ struct einsum_plan {
 namespace detail {
 // The grid of a group: all P ranks where P factors over its extents, else
 // the most that do.
+// The per-rank sum of access sets on grid p (saturating at 2^62, as
+// soap_grid's).
+inline long long words_on(const contraction_group& g, std::span<const long long> extent,
+                          const std::array<long long, max_einsum_indices>& p) {
+  double w = 0;
+  for (const std::uint32_t m : g.access) {
+    double a = 1;
+    for (std::size_t q = 0; q < max_einsum_indices; ++q)
+      if ((m >> q) & 1U) a = std::min(0x1p62, a * static_cast<double>((extent[q] + p[q] - 1) / p[q]));
+    w = std::min(0x1p62, w + a);
+  }
+  return static_cast<long long>(w);
+}
 // Grid coordinates along index v that hold entries: ceil(N / ceil(N / p)).
 inline double busy_blocks(long long n, long long p) {
   const long long b = (n + p - 1) / p;
@@ -303,6 +319,13 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
   for (std::size_t v = 0; v < e.nindices; ++v)
     if (extent[v] < 1)
       throw shape_error("plan_einsum: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
+  std::uint32_t split_mask = 0;
+  for (const char c : opt.split) {
+    bool found = false;
+    for (std::size_t v = 0; v < e.nindices; ++v)
+      if (e.letter[v] == c) split_mask |= std::uint32_t{1} << v, found = true;
+    if (!found) throw error(std::string("plan_einsum: the split names index ") + c + ", which the einsum does not have");
+  }
   // parent[s]: the step that reads step s's result (none for the root).
   std::vector<std::size_t> parent(n, n);
   for (std::size_t s = 0; s < n; ++s)
@@ -357,21 +380,22 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
       return std::tuple{g.steps.size() > 1 && f > opt.max_redundancy * g.path_flops, k, f};
     };
     soap_grid_result sg;
-    if (opt.grid == einsum_grid::soap) {
+    const std::uint32_t only = split_mask & g.indices;
+    if (opt.grid == einsum_grid::soap || (opt.grid == einsum_grid::split && only == 0)) {
       sg = detail::group_grid(g.access, extent, P, tie, g.ranks);
+    } else if (opt.grid == einsum_grid::split) {
+      // SOAP's factorization over the split indices alone, then the words
+      // with every index's block.
+      contraction_group part = g.access;
+      part.indices = only;
+      sg = detail::group_grid(part, extent, P, tie, g.ranks);
+      sg.words = detail::words_on(g.access, extent, sg.p);
     } else {  // the first index over as many ranks as it has entries
       sg.p.fill(1);
       const auto v = static_cast<std::size_t>(std::countr_zero(g.indices | (std::uint32_t{1} << 31)));
       g.ranks = v < max_einsum_indices ? std::min(P, extent[v]) : 1;
       if (v < max_einsum_indices) sg.p[v] = g.ranks;
-      double w = 0;  // saturating, as soap_grid's
-      for (const std::uint32_t m : g.access.access) {
-        double a = 1;
-        for (std::size_t q = 0; q < max_einsum_indices; ++q)
-          if ((m >> q) & 1U) a = std::min(0x1p62, a * static_cast<double>((extent[q] + sg.p[q] - 1) / sg.p[q]));
-        w = std::min(0x1p62, w + a);
-      }
-      sg.words = static_cast<long long>(w);
+      sg.words = detail::words_on(g.access, extent, sg.p);
     }
     g.grid = sg.p;
     g.words_per_rank = sg.words;

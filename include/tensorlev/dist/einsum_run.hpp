@@ -25,8 +25,10 @@
 ///         [](std::size_t operand, const long long* x) { ... });
 ///     // r.plan, r.groups[g].grid, .bytes_sent, .bound_words; r.output on rank 0
 ///
-/// Dense operands only (complex or real); at least two inputs; extents of
-/// at least 1.
+/// Operands dense (complex or real), or sparse inputs given as coordinate
+/// lists (`einsum_sparse_input`: each rank keeps the nonzeros inside its
+/// blocks; a step with a sparse input runs `contract_sparse`; results are
+/// dense); at least two inputs; extents of at least 1.
 
 #include <chrono>
 #include <complex>
@@ -34,6 +36,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../coordinate_list.hpp"
 #include "compute.hpp"
 #include "einsum.hpp"
 #include "einsum_leaf.hpp"
@@ -66,6 +69,15 @@ struct einsum_run_result {
   double compute_seconds = 0;  ///< time on this rank from then (after the barrier with fill_barrier) to the end
 };
 
+/// A sparse input of an einsum: operand `operand`'s nonzeros (global
+/// coordinates in its own index order). Every rank passes one; each keeps
+/// the entries inside its blocks, so a rank may pass only those.
+template <class V, class I = long long>
+struct einsum_sparse_input {
+  std::size_t operand = 0;
+  const coordinate_list<V, I>* entries = nullptr;
+};
+
 namespace detail {
 // One operand as a group holds it on this rank: its indices (in the order
 // of its array), this rank's block box and values.
@@ -87,11 +99,27 @@ inline int grid_rank(const std::vector<long long>& dims, const std::vector<long 
 /// has one entry per index; `fill(k, x)` is input k's entry at coordinates
 /// x (in its own index order). Every rank calls it with the same
 /// arguments; the result is gathered on rank 0.
-template <class V, class Fill>
+template <class V, class Fill, class I = long long>
 einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std::span<const long long> extent,
-                                        Fill&& fill, einsum_options opt = {}) {
+                                        Fill&& fill, einsum_options opt = {},
+                                        const std::vector<einsum_sparse_input<V, I>>& sparse = {}) {
   if (e.error != einsum_error::none) throw error("einsum_distributed: the einsum did not parse");
   if (e.ninputs < 2) throw error("einsum_distributed: at least two inputs (one input is a local reduction)");
+  // Sparse inputs: each names an operand once, with its order and extents.
+  std::vector<const coordinate_list<V, I>*> sparse_of(e.ninputs, nullptr);
+  for (const einsum_sparse_input<V, I>& in : sparse) {
+    if (in.operand >= e.ninputs || in.entries == nullptr || sparse_of[in.operand] != nullptr)
+      throw shape_error("einsum_distributed: a sparse input names no operand, or one twice, or has no entries");
+    const coordinate_list<V, I>& l = *in.entries;
+    if (l.order() != e.input_order[in.operand])
+      throw shape_error("einsum_distributed: sparse operand " + std::to_string(in.operand) + " has order " +
+                        std::to_string(l.order()) + ", its einsum term " + std::to_string(e.input_order[in.operand]));
+    for (std::size_t d = 0; d < l.order(); ++d)
+      if (static_cast<long long>(l.dims()[d]) != extent[static_cast<std::size_t>(e.input[in.operand][d])])
+        throw shape_error("einsum_distributed: sparse operand " + std::to_string(in.operand) + "'s dimension " +
+                          std::to_string(d) + " is not its index's extent");
+    sparse_of[in.operand] = &l;
+  }
   for (std::size_t v = 0; v < e.nindices; ++v)
     if (v >= extent.size() || extent[v] < 1)
       throw shape_error("einsum_distributed: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
@@ -123,14 +151,43 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
   };
   // Every input block this rank holds, built first (an input is read by
   // one group): its block on that group's grid (none on idle ranks).
+  // A sparse input keeps the entries inside the block, coordinates from
+  // its corner.
   std::vector<std::pair<std::uint32_t, dense_operand<V>>> inputs;
+  std::vector<std::pair<std::uint32_t, sparse_operand<V>>> sparse_inputs;
   const auto t_fill = std::chrono::steady_clock::now();
   for (const einsum_group& grp : res.plan.groups) {
     std::array<long long, max_einsum_indices> lo{}, hi{};
     if (me < grp.ranks) std::tie(lo, hi) = grid_block(extent, grp.indices, grp.grid, me);
-    for (const std::uint32_t u : grp.operands)
-      if (std::has_single_bit(u))
-        inputs.emplace_back(u, input_block<V>(e, static_cast<std::size_t>(std::countr_zero(u)), lo, hi, fill));
+    for (const std::uint32_t u : grp.operands) {
+      if (!std::has_single_bit(u)) continue;
+      const auto k = static_cast<std::size_t>(std::countr_zero(u));
+      if (sparse_of[k] == nullptr) {
+        inputs.emplace_back(u, input_block<V>(e, k, lo, hi, fill));
+        continue;
+      }
+      const coordinate_list<V, I>& l = *sparse_of[k];
+      const std::size_t n = l.order();
+      sparse_operand<V> t;
+      for (std::size_t d = 0; d < n; ++d) {
+        const auto v = static_cast<std::size_t>(e.input[k][d]);
+        t.idx.push_back(e.input[k][d]);
+        t.ext.push_back(std::max<long long>(0, hi[v] - lo[v]));
+      }
+      for (std::size_t q = 0; q < l.size(); ++q) {
+        const auto c = l.coords(q);
+        bool in = true;
+        for (std::size_t d = 0; d < n && in; ++d) {
+          const auto v = static_cast<std::size_t>(e.input[k][d]);
+          in = static_cast<long long>(c[d]) >= lo[v] && static_cast<long long>(c[d]) < hi[v];
+        }
+        if (!in) continue;
+        for (std::size_t d = 0; d < n; ++d)
+          t.coords.push_back(static_cast<long long>(c[d]) - lo[static_cast<std::size_t>(e.input[k][d])]);
+        t.vals.push_back(l.value(q));
+      }
+      sparse_inputs.emplace_back(u, std::move(t));
+    }
   }
   res.fill_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_fill).count();
   if (opt.fill_barrier) check_mpi(MPI_Barrier(comm), "MPI_Barrier");
@@ -246,14 +303,27 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     // reads it), each into the indices it keeps (the output's order for
     // the einsum's last step).
     std::vector<std::pair<std::uint32_t, dense_operand<V>>> here;
-    for (std::size_t q = 0; q < grp.operands.size(); ++q)
-      here.emplace_back(grp.operands[q], operand_for(grp.operands[q], static_cast<int>(2 * (gi * max_einsum_inputs + q) + 1)));
-    auto take = [&](std::uint32_t u) {
-      auto it = std::find_if(here.begin(), here.end(), [&](const auto& p) { return p.first == u; });
-      if (it == here.end()) throw error("einsum_distributed: a group's step reads an operand it does not have");
-      dense_operand<V> t = std::move(it->second);
-      here.erase(it);
+    std::vector<std::pair<std::uint32_t, sparse_operand<V>>> sparse_here;
+    for (std::size_t q = 0; q < grp.operands.size(); ++q) {
+      const std::uint32_t u = grp.operands[q];
+      auto sp = std::find_if(sparse_inputs.begin(), sparse_inputs.end(), [&](const auto& p) { return p.first == u; });
+      if (sp != sparse_inputs.end()) {
+        sparse_here.push_back(std::move(*sp));
+        sparse_inputs.erase(sp);
+      } else {
+        here.emplace_back(u, operand_for(u, static_cast<int>(2 * (gi * max_einsum_inputs + q) + 1)));
+      }
+    }
+    auto take_from = [](auto& from, std::uint32_t u) {
+      auto it = std::find_if(from.begin(), from.end(), [&](const auto& p) { return p.first == u; });
+      if (it == from.end()) throw error("einsum_distributed: a group's step reads an operand it does not have");
+      auto t = std::move(it->second);
+      from.erase(it);
       return t;
+    };
+    auto take = [&](std::uint32_t u) { return take_from(here, u); };
+    auto is_sparse = [&](std::uint32_t u) {
+      return std::any_of(sparse_here.begin(), sparse_here.end(), [&](const auto& p) { return p.first == u; });
     };
     const std::span<const long long> lext(local.data(), e.nindices);
     for (const std::size_t s : grp.steps) {
@@ -263,6 +333,15 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         keep.assign(e.output.begin(), e.output.begin() + static_cast<std::ptrdiff_t>(e.output_order));
       else
         keep = indices_of(st.result_indices);
+      if (is_sparse(st.left) || is_sparse(st.right)) {
+        // A sparse input with the other operand dense (a second sparse
+        // one made dense): its nonzeros drive the loop.
+        const std::uint32_t su = is_sparse(st.left) ? st.left : st.right, du = su == st.left ? st.right : st.left;
+        const sparse_operand<V> a = take_from(sparse_here, su);
+        const dense_operand<V> b = is_sparse(du) ? densify(take_from(sparse_here, du)) : take(du);
+        here.emplace_back(st.left | st.right, contract_sparse(a, b, keep, lext));
+        continue;
+      }
       const dense_operand<V> a = take(st.left), b = take(st.right);
       here.emplace_back(st.left | st.right,
                         contract_gemm(a, b, keep, lext, [&](long long m, long long k, long long n, const V* x, const V* y, V* z) {
