@@ -91,6 +91,13 @@ void for_each_run(const boxn& from, const boxn& to, const boxn& part, F&& f) {
   }
 }
 
+// Copies sub-box `part` of a row-major array over box `from` into a
+// row-major array over box `to`.
+template <class V>
+void copy_box(const V* src, const boxn& from, V* dst, const boxn& to, const boxn& part) {
+  for_each_run(from, to, part, [&](long long of, long long ot, long long run) { std::copy_n(src + of, run, dst + ot); });
+}
+
 // A box sent from rank (or block) src to dst.
 struct box_message {
   int src;

@@ -157,16 +157,6 @@ template <class F>
 inline constexpr bool row_major_dense_v =
     std::is_base_of_v<format<typename tensorlev::detail::chain_levels<F::order, dense<>, dense<>, dense<>>::type>, F>;
 
-// Ring distance between two ranks on the torus of the grid.
-inline long long grid_distance(const machine_grid& g, const std::vector<long long>& a,
-                               const std::vector<long long>& b) {
-  long long d = 0;
-  for (std::size_t m = 0; m < a.size(); ++m) {
-    const long long diff = std::llabs(a[m] - b[m]);
-    d += std::min(diff, static_cast<long long>(g.dims()[m]) - diff);
-  }
-  return d;
-}
 
 // Runs point-to-point messages of boxes: the sender copies `box` out of
 // its array `src` over `src_box`. Then, for every message to this rank in

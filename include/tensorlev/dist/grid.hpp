@@ -19,10 +19,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -363,5 +365,18 @@ class machine_grid {
   std::vector<int> coords_;
   mutable comm_stats stats_;
 };
+
+namespace detail {
+// Ring distance between grid coordinates a and b on the torus of the grid.
+inline long long grid_distance(const machine_grid& g, const std::vector<long long>& a,
+                               const std::vector<long long>& b) {
+  long long d = 0;
+  for (std::size_t m = 0; m < a.size(); ++m) {
+    const long long diff = std::llabs(a[m] - b[m]);
+    d += std::min(diff, static_cast<long long>(g.dims()[m]) - diff);
+  }
+  return d;
+}
+}  // namespace detail
 
 }  // namespace tensorlev::dist

@@ -55,6 +55,7 @@
 #include <string_view>
 #include <vector>
 
+#include "box.hpp"
 #include "kernels.hpp"
 
 namespace tensorlev::dist {
@@ -221,44 +222,11 @@ class matmul_schedule {
 
 namespace detail {
 
-struct box2 {
-  long long r0 = 0, r1 = 0, c0 = 0, c1 = 0;
-  [[nodiscard]] bool empty() const { return r1 <= r0 || c1 <= c0; }
-  [[nodiscard]] long long size() const { return empty() ? 0 : (r1 - r0) * (c1 - c0); }
-  [[nodiscard]] bool contains(const box2& b) const {
-    return b.empty() || (!empty() && r0 <= b.r0 && b.r1 <= r1 && c0 <= b.c0 && b.c1 <= c1);
-  }
-  [[nodiscard]] box2 meet(const box2& b) const {
-    return {std::max(r0, b.r0), std::min(r1, b.r1), std::max(c0, b.c0), std::min(c1, b.c1)};
-  }
-  friend bool operator==(const box2&, const box2&) = default;
-};
-
-inline box2 to_box2(const std::optional<block_box>& b) {
-  if (!b) return {};
-  return {b->lo[0], b->hi[0], b->lo[1], b->hi[1]};
-}
-
-// Copies sub-box `part` of a row-major array over box `from` into a
-// row-major array over box `to`.
-template <class V>
-void copy_box(const V* src, const box2& from, V* dst, const box2& to, const box2& part) {
-  if (part.empty()) return;
-  const long long w = part.c1 - part.c0;
-  for (long long r = part.r0; r < part.r1; ++r)
-    std::copy_n(src + (r - from.r0) * (from.c1 - from.c0) + (part.c0 - from.c0), w,
-                dst + (r - to.r0) * (to.c1 - to.c0) + (part.c0 - to.c0));
-}
-
-inline long long torus_distance(const machine_grid& g, int a, int b) {
-  const auto pa = g.coords_of(a);
-  const auto pb = g.coords_of(b);
-  long long d = 0;
-  for (std::size_t m = 0; m < pa.size(); ++m) {
-    const long long diff = std::llabs(pa[m] - pb[m]);
-    d += std::min(diff, g.dims()[m] - diff);
-  }
-  return d;
+// A 2-D box (rows [r0, r1), columns [c0, c1)).
+inline boxn box_2d(long long r0, long long r1, long long c0, long long c1) {
+  boxn b{2, {}, {}};
+  b.lo[0] = r0, b.hi[0] = r1, b.lo[1] = c0, b.hi[1] = c1;
+  return b;
 }
 
 // The axis along which a and b differ, if they differ in exactly one coordinate.
@@ -277,7 +245,7 @@ inline int single_axis(const machine_grid& g, int a, int b) {
 struct message {
   int src;
   int dst;
-  box2 box;
+  boxn box;
   bool from_held;  // from the sender's previous panel (else its tile)
 };
 
@@ -288,20 +256,20 @@ class fetcher {
  public:
   template <class T>
   explicit fetcher(const T& t) : g_(t.grid()), tile_(static_cast<std::size_t>(g_.size())) {
-    for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_box2(t.map().box_of(g_.coords_of(r)));
-    held_.assign(static_cast<std::size_t>(g_.size()), box2{});
+    for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), 2);
+    held_.assign(static_cast<std::size_t>(g_.size()), box_2d(0, 0, 0, 0));
     mine_ = t.local().values();  // the tile outlives the fetcher (both live in one matmul call)
     owner_.resize(static_cast<std::size_t>(g_.size()));
     for (int r = 0; r < g_.size(); ++r) owner_[static_cast<std::size_t>(r)] = t.map().is_owner(g_.coords_of(r));
   }
 
   // Every rank's needed box (index = rank); returns this rank's panel.
-  const std::vector<V>& fetch(const std::vector<box2>& need) {
+  const std::vector<V>& fetch(const std::vector<boxn>& need) {
     const int me = g_.rank();
     const int p = g_.size();
     std::vector<message> msgs;
     for (int r = 0; r < p; ++r) {
-      const box2& b = need[static_cast<std::size_t>(r)];
+      const boxn& b = need[static_cast<std::size_t>(r)];
       if (b.empty()) continue;
       // The nearest rank whose tile or last panel holds all of b.
       int best = -1;
@@ -314,7 +282,7 @@ class fetcher {
         if (!in_tile && !in_held) continue;
         // Nearest first; at equal distance a panel fetched at the previous
         // step beats a tile (the systolic choice: Cannon's shifts).
-        const long long d = torus_distance(g_, s, r);
+        const long long d = grid_distance(g_, g_.coords_of(s), g_.coords_of(r));
         const bool held_only = in_held && (!in_tile || d > 0);
         if (best < 0 || d < best_d || (d == best_d && held_only && !best_held)) {
           best = s;
@@ -330,13 +298,13 @@ class fetcher {
       for (int s = 0; s < p; ++s) {
         const auto us = static_cast<std::size_t>(s);
         if (!owner_[us]) continue;
-        const box2 piece = tile_[us].meet(b);
+        const boxn piece = tile_[us].meet(b);
         if (!piece.empty()) msgs.push_back({s, r, piece, false});
       }
     }
     // Every rank has the same list: a message too large for MPI is refused everywhere.
     for (const message& m : msgs) (void)mpi_count(m.box.size(), "matmul: a panel");
-    const box2 my_need = need[static_cast<std::size_t>(me)];
+    const boxn my_need = need[static_cast<std::size_t>(me)];
     std::vector<V> out(static_cast<std::size_t>(my_need.size()));
     // Local pieces.
     for (const message& m : msgs)
@@ -353,7 +321,7 @@ class fetcher {
   }
 
  private:
-  void copy_from_self(const message& m, V* out, const box2& to) const {
+  void copy_from_self(const message& m, V* out, const boxn& to) const {
     if (m.from_held) copy_box(last_.data(), held_[static_cast<std::size_t>(m.src)], out, to, m.box);
     else copy_box(mine_.data(), tile_[static_cast<std::size_t>(m.src)], out, to, m.box);
   }
@@ -384,7 +352,7 @@ class fetcher {
     return d;
   }
 
-  void run_broadcasts(const std::vector<message>& msgs, int axis, V* out, const box2& my_need) {
+  void run_broadcasts(const std::vector<message>& msgs, int axis, V* out, const boxn& my_need) {
     const auto ua = static_cast<std::size_t>(axis);
     const int me = g_.rank();
     for (const message& m : msgs) {
@@ -404,7 +372,7 @@ class fetcher {
     }
   }
 
-  void run_point_to_point(const std::vector<message>& msgs, V* out, const box2& my_need) {
+  void run_point_to_point(const std::vector<message>& msgs, V* out, const boxn& my_need) {
     const int me = g_.rank();
     // A permutation along one axis is a shift; anything else all-to-all traffic.
     std::vector<int> sends(static_cast<std::size_t>(g_.size()), 0), recvs(static_cast<std::size_t>(g_.size()), 0);
@@ -447,8 +415,8 @@ class fetcher {
   }
 
   const machine_grid& g_;
-  std::vector<box2> tile_;
-  std::vector<box2> held_;
+  std::vector<boxn> tile_;
+  std::vector<boxn> held_;
   std::vector<bool> owner_;
   std::span<const V> mine_;
   std::vector<V> last_;
@@ -550,19 +518,19 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     if (ri[1] <= ri[0] || rj[1] <= rj[0]) return 0;  // no C block here: nothing to fetch
     return (i_out ? ri[1] - ri[0] : 1) * (j_out ? rj[1] - rj[0] : 1);
   };
-  const auto tile_at = [&](const std::vector<long long>& c, long long u) -> detail::box2 {
+  const auto tile_at = [&](const std::vector<long long>& c, long long u) -> detail::boxn {
     const auto ri = range('i', c);
     const auto rj = range('j', c);
     const long long ni = i_out ? ri[1] - ri[0] : 1;
     const long long nj = j_out ? rj[1] - rj[0] : 1;
-    detail::box2 b{ri[0], ri[1], rj[0], rj[1]};
+    detail::boxn b = detail::box_2d(ri[0], ri[1], rj[0], rj[1]);
     if (i_out) {
-      b.r0 = ri[0] + (i_first ? u / nj : u % ni);
-      b.r1 = b.r0 + 1;
+      b.lo[0] = ri[0] + (i_first ? u / nj : u % ni);
+      b.hi[0] = b.lo[0] + 1;
     }
     if (j_out) {
-      b.c0 = rj[0] + (i_first ? u % nj : u / ni);
-      b.c1 = b.c0 + 1;
+      b.lo[1] = rj[0] + (i_first ? u % nj : u / ni);
+      b.hi[1] = b.lo[1] + 1;
     }
     return b;
   };
@@ -586,13 +554,13 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   // their boxes on this rank.
   const std::vector<V>* a_panel = nullptr;
   const std::vector<V>* b_panel = nullptr;
-  detail::box2 a_box, b_box;
+  detail::boxn a_box = detail::box_2d(0, 0, 0, 0), b_box = a_box;
   // The part `want` of a panel over `box`: in place when it is whole rows.
   std::vector<V> a_scratch, b_scratch, c_scratch;
-  const auto slice = [](const std::vector<V>& panel, const detail::box2& box, const detail::box2& want,
+  const auto slice = [](const std::vector<V>& panel, const detail::boxn& box, const detail::boxn& want,
                         std::vector<V>& scratch) -> std::span<const V> {
-    if (want.c0 == box.c0 && want.c1 == box.c1)
-      return std::span<const V>(panel).subspan(static_cast<std::size_t>((want.r0 - box.r0) * (box.c1 - box.c0)),
+    if (want.lo[1] == box.lo[1] && want.hi[1] == box.hi[1])
+      return std::span<const V>(panel).subspan(static_cast<std::size_t>((want.lo[0] - box.lo[0]) * (box.hi[1] - box.lo[1])),
                                                static_cast<std::size_t>(want.size()));
     scratch.resize(static_cast<std::size_t>(want.size()));
     detail::copy_box(panel.data(), box, scratch.data(), want, want);
@@ -603,7 +571,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     for (std::size_t t = 0; t < nsteps; ++t) {
       const bool first = u == 0 && t == 0;
       // Every rank's needed panels at this step of this tile.
-      std::vector<detail::box2> need_a(static_cast<std::size_t>(p)), need_b(static_cast<std::size_t>(p));
+      std::vector<detail::boxn> need_a(static_cast<std::size_t>(p), detail::box_2d(0, 0, 0, 0)), need_b = need_a;
       for (int r = 0; r < p; ++r) {
         const auto ur = static_cast<std::size_t>(r);
         const auto& c = coords[ur];
@@ -613,15 +581,15 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
         const auto tb = tile_at(c, u);
         if (a_once) {
           const auto ri = range('i', c);
-          need_a[ur] = {ri[0], ri[1], kr[0], kr[1]};
+          need_a[ur] = detail::box_2d(ri[0], ri[1], kr[0], kr[1]);
         } else {
-          need_a[ur] = {tb.r0, tb.r1, kb[0], kb[1]};
+          need_a[ur] = detail::box_2d(tb.lo[0], tb.hi[0], kb[0], kb[1]);
         }
         if (b_once) {
           const auto rj = range('j', c);
-          need_b[ur] = {kr[0], kr[1], rj[0], rj[1]};
+          need_b[ur] = detail::box_2d(kr[0], kr[1], rj[0], rj[1]);
         } else {
-          need_b[ur] = {kb[0], kb[1], tb.c0, tb.c1};
+          need_b[ur] = detail::box_2d(kb[0], kb[1], tb.lo[1], tb.hi[1]);
         }
       }
       const auto ume = static_cast<std::size_t>(me_rank);
@@ -638,12 +606,12 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       const I w = static_cast<I>(kb[1] - kb[0]);
       if (w == 0) continue;
       const auto tb = tile_at(me, u);
-      const auto a_use = slice(*a_panel, a_box, {tb.r0, tb.r1, kb[0], kb[1]}, a_scratch);
-      const auto b_use = slice(*b_panel, b_box, {kb[0], kb[1], tb.c0, tb.c1}, b_scratch);
-      const I tr = static_cast<I>(tb.r1 - tb.r0);
-      const I tc = static_cast<I>(tb.c1 - tb.c0);
+      const auto a_use = slice(*a_panel, a_box, detail::box_2d(tb.lo[0], tb.hi[0], kb[0], kb[1]), a_scratch);
+      const auto b_use = slice(*b_panel, b_box, detail::box_2d(kb[0], kb[1], tb.lo[1], tb.hi[1]), b_scratch);
+      const I tr = static_cast<I>(tb.hi[0] - tb.lo[0]);
+      const I tc = static_cast<I>(tb.hi[1] - tb.lo[1]);
       if (tc == cols) {  // whole rows of the partial product: in place
-        const auto out = std::span<V>(partial).subspan(static_cast<std::size_t>(tb.r0 - ir[0]) *
+        const auto out = std::span<V>(partial).subspan(static_cast<std::size_t>(tb.lo[0] - ir[0]) *
                                                            static_cast<std::size_t>(cols),
                                                        static_cast<std::size_t>(tr) * static_cast<std::size_t>(cols));
         detail::gemm_add<V, I>(tr, w, tc, a_use, b_use, out, ex, s.leaf_order(), s.uses_blas());
@@ -652,22 +620,22 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
         detail::gemm_add<V, I>(tr, w, tc, a_use, b_use, std::span<V>(c_scratch), ex, s.leaf_order(), s.uses_blas());
         for (I r = 0; r < tr; ++r)
           for (I q = 0; q < tc; ++q)
-            partial[static_cast<std::size_t>(tb.r0 - ir[0] + r) * static_cast<std::size_t>(cols) +
-                    static_cast<std::size_t>(tb.c0 - jr[0] + q)] +=
+            partial[static_cast<std::size_t>(tb.lo[0] - ir[0] + r) * static_cast<std::size_t>(cols) +
+                    static_cast<std::size_t>(tb.lo[1] - jr[0] + q)] +=
                 c_scratch[static_cast<std::size_t>(r) * static_cast<std::size_t>(tc) + static_cast<std::size_t>(q)];
       }
     }
   }
 
   // Partial products to C's holders.
-  const detail::box2 my_part{ir[0], ir[1], jr[0], jr[1]};
-  std::vector<detail::box2> part(static_cast<std::size_t>(p)), cbox(static_cast<std::size_t>(p));
+  const detail::boxn my_part = detail::box_2d(ir[0], ir[1], jr[0], jr[1]);
+  std::vector<detail::boxn> part(static_cast<std::size_t>(p), detail::box_2d(0, 0, 0, 0)), cbox = part;
   for (int r = 0; r < p; ++r) {
     const auto& c = coords[static_cast<std::size_t>(r)];
     const auto ri = range('i', c);
     const auto rj = range('j', c);
-    part[static_cast<std::size_t>(r)] = {ri[0], ri[1], rj[0], rj[1]};
-    cbox[static_cast<std::size_t>(r)] = detail::to_box2(C.map().box_of(c));
+    part[static_cast<std::size_t>(r)] = detail::box_2d(ri[0], ri[1], rj[0], rj[1]);
+    cbox[static_cast<std::size_t>(r)] = detail::to_boxn(C.map().box_of(c), 2);
   }
   auto cv = C.local().values();
   const int mk = s.machine_dim_of('k');
@@ -698,10 +666,10 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       (void)mpi_count(part[static_cast<std::size_t>(r)].meet(cbox[static_cast<std::size_t>(h)]).size(),
                       "matmul: a partial product");
   std::fill(cv.begin(), cv.end(), V{});
-  const detail::box2 my_c = cbox[static_cast<std::size_t>(g.rank())];
+  const detail::boxn my_c = cbox[static_cast<std::size_t>(g.rank())];
   std::vector<std::vector<V>> inbox;
   std::vector<std::vector<V>> outbox;
-  std::vector<detail::box2> inbox_box;
+  std::vector<detail::boxn> inbox_box;
   std::vector<int> inbox_src;
   std::vector<MPI_Request> reqs;
   inbox.reserve(static_cast<std::size_t>(p));
@@ -709,7 +677,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
   for (int r = 0; r < p; ++r) {
     const auto ur = static_cast<std::size_t>(r);
     // From rank r to me.
-    const detail::box2 in = part[ur].meet(my_c);
+    const detail::boxn in = part[ur].meet(my_c);
     if (!in.empty() && r != g.rank()) {
       inbox.emplace_back(static_cast<std::size_t>(in.size()));
       inbox_box.push_back(in);
@@ -721,7 +689,7 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
       g.stats().received(comm_kind::alltoall, in.size() * static_cast<long long>(sizeof(V)));
     }
     // From me to rank r.
-    const detail::box2 out = my_part.meet(cbox[ur]);
+    const detail::boxn out = my_part.meet(cbox[ur]);
     if (!out.empty() && r != g.rank()) {
       outbox.emplace_back(static_cast<std::size_t>(out.size()));
       detail::copy_box(partial.data(), my_part, outbox.back().data(), out, out);
@@ -733,11 +701,11 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     }
   }
   check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-  const auto add_box = [&](const V* src, const detail::box2& from, const detail::box2& b) {
-    for (long long r = b.r0; r < b.r1; ++r)
-      for (long long c = b.c0; c < b.c1; ++c)
-        cv[static_cast<std::size_t>((r - my_c.r0) * (my_c.c1 - my_c.c0) + (c - my_c.c0))] +=
-            src[(r - from.r0) * (from.c1 - from.c0) + (c - from.c0)];
+  const auto add_box = [&](const V* src, const detail::boxn& from, const detail::boxn& b) {
+    for (long long r = b.lo[0]; r < b.hi[0]; ++r)
+      for (long long c = b.lo[1]; c < b.hi[1]; ++c)
+        cv[static_cast<std::size_t>((r - my_c.lo[0]) * (my_c.hi[1] - my_c.lo[1]) + (c - my_c.lo[1]))] +=
+            src[(r - from.lo[0]) * (from.hi[1] - from.lo[1]) + (c - from.lo[1])];
   };
   // In the order of the sending ranks (own partial included) on every
   // holder, so the copies of a replicated C agree bit for bit.
