@@ -81,6 +81,21 @@ TEST(EinsumPlan, FusedMttkrpMovesFewerBytesThanKrpThenGemm) {
   }
 }
 
+TEST(EinsumPlan, HugeExtentsSaturateNotOverflow) {
+  // Planning and the model on extents whose products pass 2^63: counts
+  // saturate at 2^62 (UBSan in CI would catch an overflow).
+  const einsum_spec e = parse_einsum("ij,jk,kl->il");
+  const std::vector<long long> ext(e.nindices, 1LL << 32);
+  for (const long long P : {1LL, 8LL, 1LL << 20}) {
+    const einsum_plan p = plan_einsum(e, ext, P);
+    for (const einsum_group& g : p.groups) EXPECT_LE(g.words_per_rank, 1LL << 62);
+    for (const long long b : einsum_traffic_model(p, ext, 16)) {
+      EXPECT_GE(b, 0);
+      EXPECT_LE(b, 1LL << 62);
+    }
+  }
+}
+
 TEST(EinsumPlan, OneRankMovesNothing) {
   const einsum_spec e = parse_einsum("ij,jk,kl,lm->im");
   const std::vector<long long> ext{3, 4, 5, 6, 7};

@@ -36,8 +36,13 @@ namespace tensorlev::dist {
 /// already t's.
 template <class V>
 dense_operand<V> permute_operand(const dense_operand<V>& t, const std::vector<int>& order) {
+  if (t.idx.size() != t.ext.size() || static_cast<long long>(t.data.size()) != t.size())
+    throw shape_error("permute_operand: t's indices, extents and values disagree");
   if (order == t.idx) return t;
   if (order.size() != t.idx.size()) throw shape_error("permute_operand: the order must list each of t's indices once");
+  for (std::size_t q = 0; q < order.size(); ++q)
+    if (std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(q), order[q]) != order.begin() + static_cast<std::ptrdiff_t>(q))
+      throw shape_error("permute_operand: the order lists an index twice");
   const auto src = detail::einsum_strides(t);
   dense_operand<V> r;
   r.idx = order;
@@ -50,11 +55,7 @@ dense_operand<V> permute_operand(const dense_operand<V>& t, const std::vector<in
   if (r.data.empty()) return r;
   // Odometer over r's dimensions, the last fastest; the innermost one as a
   // strided run.
-  const std::size_t n = order.size();
-  if (n == 0) {
-    r.data[0] = t.data[0];
-    return r;
-  }
+  const std::size_t n = order.size();  // at least 1: a 0-dimensional t has its own order
   std::vector<long long> x(n, 0), stride(n);
   for (std::size_t d = 0; d < n; ++d) stride[d] = src[static_cast<std::size_t>(order[d])];
   const long long inner = r.ext[n - 1], inner_stride = stride[n - 1];
@@ -91,6 +92,8 @@ void gemm_loops(long long m, long long k, long long n, const V* a, const V* b, V
 template <class V, class Gemm>
 dense_operand<V> contract_gemm(const dense_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
                                std::span<const long long> extent, Gemm&& gemm) {
+  detail::check_operand(a, extent, "contract_gemm: operand a");
+  detail::check_operand(b, extent, "contract_gemm: operand b");
   std::uint32_t ma = 0, mb = 0, mo = 0;
   for (const int v : a.idx) ma |= std::uint32_t{1} << v;
   for (const int v : b.idx) mb |= std::uint32_t{1} << v;
@@ -169,11 +172,12 @@ struct sparse_operand {
 /// The contraction of sparse a with dense b into `out` (indices from a or
 /// b; extents `extent[v]`): for each nonzero of a, a strided loop over b's
 /// indices a lacks, adding value times b's entry into out's; a's indices
-/// outside the output are summed by the nonzeros themselves, b's by the
-/// loop. O(nnz x the product of those extents of b): SpMV, SpMM, TTM,
+/// outside the output are summed by the nonzeros themselves, b's own
+/// (neither a's nor the output's) once beforehand. O(nnz x the product of
+/// the extents of b's indices a lacks that the output keeps): SpMV, SpMM, TTM,
 /// TTV and MTTKRP's TDOT are all this shape.
 template <class V>
-dense_operand<V> contract_sparse(const sparse_operand<V>& a, const dense_operand<V>& b, const std::vector<int>& out,
+dense_operand<V> contract_sparse(const sparse_operand<V>& a, const dense_operand<V>& b_in, const std::vector<int>& out,
                                  std::span<const long long> extent) {
   const std::size_t n = a.idx.size();
   if (a.ext.size() != n || a.coords.size() != a.vals.size() * n)
@@ -182,11 +186,27 @@ dense_operand<V> contract_sparse(const sparse_operand<V>& a, const dense_operand
     if (a.idx[d] < 0 || static_cast<std::size_t>(a.idx[d]) >= extent.size() ||
         a.ext[d] != extent[static_cast<std::size_t>(a.idx[d])])
       throw shape_error("contract_sparse: operand a's dimension " + std::to_string(d) + " does not have its index's extent");
-  detail::check_operand(b, extent, "contract_sparse: operand b");
-  std::uint32_t ma = 0, mb = 0;
+  detail::check_operand(b_in, extent, "contract_sparse: operand b");
+  for (std::size_t e = 0; e < a.nnz(); ++e)
+    for (std::size_t d = 0; d < n; ++d)
+      if (a.coords[e * n + d] < 0 || a.coords[e * n + d] >= a.ext[d])
+        throw shape_error("contract_sparse: nonzero " + std::to_string(e) + "'s coordinate " + std::to_string(d) +
+                          " is outside its extent");
+  std::uint32_t ma = 0, mb = 0, mo = 0;
   for (const int v : a.idx) ma |= std::uint32_t{1} << v;
-  for (const int v : b.idx) mb |= std::uint32_t{1} << v;
+  for (const int v : b_in.idx) mb |= std::uint32_t{1} << v;
   dense_operand<V> c = detail::zero_output<V>(ma | mb, out, extent, "contract_sparse");
+  for (const int v : out) mo |= std::uint32_t{1} << v;
+  // b's own summed indices (in b only, not the output) summed out once,
+  // not once per nonzero.
+  dense_operand<V> summed_b;
+  if ((mb & ~ma & ~mo) != 0) {
+    std::vector<int> keep;
+    for (const int v : b_in.idx)
+      if (((ma | mo) >> v) & 1U) keep.push_back(v);
+    summed_b = contract_pair(b_in, dense_operand<V>{{}, {}, {V{1}}}, keep, extent);
+  }
+  const dense_operand<V>& b = (mb & ~ma & ~mo) != 0 ? summed_b : b_in;
   const auto sb = detail::einsum_strides(b), sc = detail::einsum_strides(c);
   std::vector<int> free;  // b's indices a lacks: the inner loop
   for (const int v : b.idx)
@@ -199,9 +219,6 @@ dense_operand<V> contract_sparse(const sparse_operand<V>& a, const dense_operand
     long long ob = 0, oc = 0;
     for (std::size_t d = 0; d < n; ++d) {
       const long long q = a.coords[e * n + d];
-      if (q < 0 || q >= a.ext[d])
-        throw shape_error("contract_sparse: nonzero " + std::to_string(e) + "'s coordinate " + std::to_string(d) +
-                          " is outside its extent");
       ob += q * sb[static_cast<std::size_t>(a.idx[d])];
       oc += q * sc[static_cast<std::size_t>(a.idx[d])];
     }

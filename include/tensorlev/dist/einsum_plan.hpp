@@ -161,8 +161,6 @@ struct einsum_plan {
 };
 
 namespace detail {
-// The grid of a group: all P ranks where P factors over its extents, else
-// the most that do.
 // The per-rank sum of access sets on grid p (saturating at 2^62, as
 // soap_grid's).
 inline long long words_on(const contraction_group& g, std::span<const long long> extent,
@@ -226,8 +224,78 @@ inline long long group_coord(const einsum_group& g, long long r, std::size_t v) 
 }
 }  // namespace detail
 
+namespace detail {
+// Products and sums of non-negative counts, saturating at 2^62 (huge
+// extents give a saturated count, never an overflow).
+inline long long sat_mul(long long a, long long b) {
+  constexpr long long cap = 1LL << 62;
+  return b != 0 && a > cap / b ? cap : std::min(cap, a * b);
+}
+inline long long sat_add(long long a, long long b) {
+  constexpr long long cap = 1LL << 62;
+  return a > cap - b ? cap : a + b;
+}
+
+// Bytes sent to bring group `from`'s result into group g: to each block's
+// first replica (coordinate 0 along g's dimensions the operand lacks) from
+// its owners (likewise on from's grid), all of it but what a rank that is
+// both already holds (every entry has one owner and one first replica),
+// then the first replicas' broadcasts to the k - 1 others. O(P).
+inline long long moved_into(const einsum_group& g, const einsum_group& from, std::span<const long long> extent,
+                            long long vb) {
+  const std::uint32_t idx = from.result_indices;
+  auto at_zero = [&](const einsum_group& h, long long r) {  // coordinate 0 along h's dimensions the operand lacks
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((((h.indices & ~idx) >> v) & 1U) != 0 && group_coord(h, r, v) != 0) return false;
+    return true;
+  };
+  long long b = 0, k = 1;
+  for (std::size_t v = 0; v < max_einsum_indices; ++v)
+    if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
+  if (k > 1)
+    for (long long r = 0; r < g.ranks; ++r) {
+      if (!at_zero(g, r)) continue;
+      const auto [lo, hi] = group_block(g, extent, r);
+      long long size = 1;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if ((idx >> v) & 1U) size = sat_mul(size, hi[v] - lo[v]);
+      b = sat_add(b, sat_mul(sat_mul(k - 1, size), vb));
+    }
+  long long volume = 1, kept = 0;
+  for (std::size_t v = 0; v < max_einsum_indices; ++v)
+    if ((idx >> v) & 1U) volume = sat_mul(volume, extent[v]);
+  for (long long r = 0; r < std::min(g.ranks, from.ranks); ++r) {
+    if (!at_zero(from, r) || !at_zero(g, r)) continue;
+    const auto [plo, phi] = group_block(from, extent, r);
+    const auto [clo, chi] = group_block(g, extent, r);
+    long long overlap = 1;
+    for (std::size_t v = 0; v < max_einsum_indices; ++v)
+      if ((idx >> v) & 1U) overlap = sat_mul(overlap, std::max(0LL, std::min(phi[v], chi[v]) - std::max(plo[v], clo[v])));
+    kept = sat_add(kept, overlap);
+  }
+  return sat_add(b, sat_mul(std::max(0LL, volume - kept), vb));
+}
+
+// Bytes of g's all-reduce over the grid dimensions of its summed indices:
+// a ring, 2 (k - 1) / k of each rank's result block.
+inline long long reduced_in(const einsum_group& g, std::span<const long long> extent, long long vb) {
+  long long k = 1, b = 0;
+  for (std::size_t v = 0; v < max_einsum_indices; ++v)
+    if ((g.summed() >> v) & 1U) k *= g.grid[v];
+  if (k > 1)
+    for (long long r = 0; r < g.ranks; ++r) {
+      const auto [lo, hi] = group_block(g, extent, r);
+      long long size = 1;
+      for (std::size_t v = 0; v < max_einsum_indices; ++v)
+        if ((g.result_indices >> v) & 1U) size = sat_mul(size, hi[v] - lo[v]);
+      b = sat_add(b, sat_mul(sat_mul(2 * (k - 1), size), vb) / k);
+    }
+  return b;
+}
+}  // namespace detail
+
 /// Bytes each group of the plan sends, all ranks together (see the file's
-/// comment); values of `value_bytes` bytes each.
+/// comment); values of `value_bytes` bytes each. Counts saturate at 2^62.
 inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_group>& groups,
                                                    std::span<const long long> extent, std::size_t value_bytes) {
   std::vector<long long> bytes;
@@ -243,60 +311,9 @@ inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_grou
       for (const einsum_group& p : groups)
         if (p.inputs == u) from = &p;
       if (from == nullptr) throw error("einsum_traffic_model: no group produces an operand");
-      const std::uint32_t idx = from->result_indices;
-      // A consumer rank receives from the owners when it is the first
-      // replica of its block (coordinate 0 along the group's dimensions
-      // the operand lacks), and broadcasts to the k - 1 others.
-      auto first_replica = [&](long long r) {
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((((g.indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(g, r, v) != 0) return false;
-        return true;
-      };
-      long long k = 1;
-      for (std::size_t v = 0; v < max_einsum_indices; ++v)
-        if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
-      if (k > 1)
-        for (long long r = 0; r < g.ranks; ++r) {
-          if (!first_replica(r)) continue;
-          const auto [lo, hi] = detail::group_block(g, extent, r);
-          long long size = 1;
-          for (std::size_t v = 0; v < max_einsum_indices; ++v)
-            if ((idx >> v) & 1U) size *= hi[v] - lo[v];
-          b += (k - 1) * size * vb;
-        }
-      // Every entry of the operand has one owner and one first replica: all
-      // of it moves but what a rank that is both holds already (O(P)).
-      auto owner = [&](long long q) {  // coordinate 0 along the producer's dimensions the operand lacks
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((((from->indices & ~idx) >> v) & 1U) != 0 && detail::group_coord(*from, q, v) != 0) return false;
-        return true;
-      };
-      long long volume = 1, kept = 0;
-      for (std::size_t v = 0; v < max_einsum_indices; ++v)
-        if ((idx >> v) & 1U) volume *= extent[v];
-      for (long long r = 0; r < std::min(g.ranks, from->ranks); ++r) {
-        if (!owner(r) || !first_replica(r)) continue;
-        const auto [plo, phi] = detail::group_block(*from, extent, r);
-        const auto [clo, chi] = detail::group_block(g, extent, r);
-        long long overlap = 1;
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((idx >> v) & 1U) overlap *= std::max(0LL, std::min(phi[v], chi[v]) - std::max(plo[v], clo[v]));
-        kept += overlap;
-      }
-      b += (volume - kept) * vb;
+      b = detail::sat_add(b, detail::moved_into(g, *from, extent, vb));
     }
-    long long k = 1;  // ranks sharing one result block
-    for (std::size_t v = 0; v < max_einsum_indices; ++v)
-      if ((g.summed() >> v) & 1U) k *= g.grid[v];
-    if (k > 1)
-      for (long long r = 0; r < g.ranks; ++r) {
-        const auto [lo, hi] = detail::group_block(g, extent, r);
-        long long size = 1;
-        for (std::size_t v = 0; v < max_einsum_indices; ++v)
-          if ((g.result_indices >> v) & 1U) size *= hi[v] - lo[v];
-        b += 2 * (k - 1) * size * vb / k;
-      }
-    bytes.push_back(b);
+    bytes.push_back(detail::sat_add(b, detail::reduced_in(g, extent, vb)));
   }
   return bytes;
 }
@@ -403,6 +420,17 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
     memo.emplace_back(steps_mask, g);
     return g;
   };
+  // Words a group's all-reduce moves (from == nullptr) or that bringing
+  // group `from`'s result into it moves, by their step sets.
+  std::vector<std::pair<std::uint64_t, long long>> moved_memo;
+  auto moved_cached = [&](const einsum_group& g, std::uint32_t gm, const einsum_group* from, std::uint32_t fm) {
+    const std::uint64_t key = (std::uint64_t{gm} << 32) | fm;
+    for (const auto& [k, w] : moved_memo)
+      if (k == key) return w;
+    const long long w = from == nullptr ? detail::reduced_in(g, extent, 1) : detail::moved_into(g, *from, extent, 1);
+    moved_memo.emplace_back(key, w);
+    return w;
+  };
   double best_cost = -1;
   for (std::uint32_t pick = 0; pick < (std::uint32_t{1} << edges.size()); ++pick) {
     std::vector<bool> fused(n, false);
@@ -414,6 +442,7 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
       members[r] |= std::uint32_t{1} << s;
     }
     std::vector<einsum_group> groups;
+    std::vector<std::uint32_t> masks;  // each group's steps
     double cost = 0;
     bool allowed = true;
     for (std::size_t r = 0; r < n && allowed; ++r) {
@@ -422,9 +451,17 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
       allowed = g.steps.size() == 1 || g.flops <= opt.max_redundancy * g.path_flops;
       cost += static_cast<double>(g.words_per_rank) * static_cast<double>(g.ranks);
       groups.push_back(std::move(g));
+      masks.push_back(members[r]);
     }
     if (!allowed) continue;
-    for (const long long w : einsum_traffic_model(groups, extent, 1)) cost += static_cast<double>(w);
+    // Words moved: each (producer, consumer) pair's and each group's
+    // all-reduce, computed once per pair of step sets.
+    for (std::size_t c = 0; c < groups.size(); ++c) {
+      cost += static_cast<double>(moved_cached(groups[c], masks[c], nullptr, 0));
+      for (const std::uint32_t u : groups[c].operands)
+        for (std::size_t f = 0; f < groups.size() && !std::has_single_bit(u); ++f)
+          if (groups[f].inputs == u) cost += static_cast<double>(moved_cached(groups[c], masks[c], &groups[f], masks[f]));
+    }
     if (best_cost < 0 || cost < best_cost || (cost == best_cost && groups.size() < plan.groups.size())) {
       best_cost = cost;
       plan.groups = std::move(groups);

@@ -30,9 +30,12 @@
 /// blocks; a step with a sparse input runs `contract_sparse`; results are
 /// dense); at least two inputs; extents of at least 1.
 
+#include <algorithm>
+#include <bit>
 #include <chrono>
 #include <complex>
 #include <memory>
+#include <span>
 #include <tuple>
 #include <vector>
 
@@ -71,7 +74,9 @@ struct einsum_run_result {
 
 /// A sparse input of an einsum: operand `operand`'s nonzeros (global
 /// coordinates in its own index order). Every rank passes one; each keeps
-/// the entries inside its blocks, so a rank may pass only those.
+/// the entries inside its block on the grid of the group that reads the
+/// operand (`plan_einsum` with the same options names it: grid_block of
+/// that group's grid). Grids are planned as if the operand were dense.
 template <class V, class I = long long>
 struct einsum_sparse_input {
   std::size_t operand = 0;
@@ -105,6 +110,9 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
                                         const std::vector<einsum_sparse_input<V, I>>& sparse = {}) {
   if (e.error != einsum_error::none) throw error("einsum_distributed: the einsum did not parse");
   if (e.ninputs < 2) throw error("einsum_distributed: at least two inputs (one input is a local reduction)");
+  for (std::size_t v = 0; v < e.nindices; ++v)
+    if (v >= extent.size() || extent[v] < 1)
+      throw shape_error("einsum_distributed: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
   // Sparse inputs: each names an operand once, with its order and extents.
   std::vector<const coordinate_list<V, I>*> sparse_of(e.ninputs, nullptr);
   for (const einsum_sparse_input<V, I>& in : sparse) {
@@ -120,9 +128,6 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
                           std::to_string(d) + " is not its index's extent");
     sparse_of[in.operand] = &l;
   }
-  for (std::size_t v = 0; v < e.nindices; ++v)
-    if (v >= extent.size() || extent[v] < 1)
-      throw shape_error("einsum_distributed: index " + std::string(1, e.letter[v]) + " needs an extent of at least 1");
   using detail::box_message;
   using detail::boxn;
   using detail::exchange_boxes;
