@@ -4,9 +4,10 @@
 // compute<"ij", "ik", "kj"> with k divided), and ScaLAPACK's pdgemm with
 // one block per process (the same layout), all with the same BLAS for the
 // local products; and the einsum "ij,jk->ik" (dist/einsum_run.hpp) on its
-// SOAP grid, its inputs built in place by the same formula (the time
-// from a barrier after that building, `compute_seconds`; the result left
-// in blocks).
+// SOAP grid, its inputs built once by the same formula on their first
+// replicas and broadcast to the others inside the timed part
+// (`inputs_from_owners`; the time from a barrier after the building,
+// `compute_seconds`; the result left in blocks).
 // Names: dist_gemm/<impl>/<n>. Every implementation's C is checked
 // against ScaLAPACK's before timing (the einsum's: 64 entries per rank
 // against their sums).
@@ -123,7 +124,9 @@ void run_einsum(benchmark::State& state) {
   const td::einsum_spec e = td::parse_einsum_checked("ij,jk->ik");
   const std::vector<long long> ext{n, n, n};
   auto fill = [](std::size_t k, const long long* x) { return k == 0 ? value_a(x[0], x[1]) : value_b(x[0], x[1]); };
-  const td::einsum_options opt{.gather = false, .bound = false, .fill_barrier = true};
+  // Inputs built once by their first replicas and broadcast inside the
+  // timed part, as pdgemm's start from one block per rank and move.
+  const td::einsum_options opt{.gather = false, .bound = false, .fill_barrier = true, .inputs_from_owners = true};
   {
     const auto r = td::einsum_distributed<double>(MPI_COMM_WORLD, e, ext, fill, opt);
     double d = 0;

@@ -1167,7 +1167,7 @@ std::size_t einsum_case(const std::string& s, const std::vector<long long>& ext,
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int bad = 0;
-  const std::string what = s + (opt.fuse ? "" : " (unfused)") +
+  const std::string what = s + (opt.fuse ? "" : " (unfused)") + (opt.inputs_from_owners ? " (inputs from owners)" : "") +
                            (opt.grid == tensorlev::dist::einsum_grid::soap ? "" : " (first-index grids)") +
                            (opt.gather ? "" : " (not gathered)") + " on " + std::to_string(world_size()) + " ranks";
   const auto ops = tensorlev::dist::dense_inputs<C>(e, ext, fill);
@@ -1400,6 +1400,11 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
   bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, rows);
   bad += einsum_case("ij,jk,kl,lm->im", {7, 6, 2, 6, 7}, rows);
   bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, blocks);
+  // Inputs built once, by their first replicas, and broadcast (counted).
+  const tensorlev::dist::einsum_options owners{.inputs_from_owners = true};
+  bad += einsum_case("ij,jk->ik", {7, 6, 5}, owners);
+  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7}, owners);
+  bad += einsum_case("ijklm,jb,kc,ld,me->ibcde", {3, 2, 3, 2, 3, 2, 1, 2, 3}, owners);
   bad += einsum_case("ijklm,jb,kc,ld,me->ibcde", {3, 2, 3, 2, 3, 2, 1, 2, 3}, blocks);
   EXPECT_EQ(bad, 0u);
   EXPECT_THROW((void)tensorlev::dist::einsum_distributed<double>(

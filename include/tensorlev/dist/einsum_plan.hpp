@@ -83,6 +83,11 @@ struct einsum_options {
   bool gather = true;           ///< einsum_distributed gathers the result on rank 0 (false: it stays in blocks)
   bool bound = true;            ///< einsum_distributed reports each group's SOAP bound (on rank 0; costs a solve)
   bool fill_barrier = false;    ///< einsum_distributed waits for every rank's inputs before the first group
+  /// false (the default): every replica of a dense input block is built in
+  /// place and nothing moves; true: only the first replica (coordinate 0
+  /// along the grid dimensions the input lacks) builds it and broadcasts it
+  /// over the others, counted, as when inputs start distributed once.
+  bool inputs_from_owners = false;
 };
 
 /// Path steps run together on one grid.
@@ -118,6 +123,7 @@ struct einsum_group {
 struct einsum_plan {
   contraction_path path;
   std::vector<einsum_group> groups;
+  bool inputs_from_owners = false;  ///< einsum_options::inputs_from_owners: inputs broadcast from first replicas
 
   /// One line per group: "ijk,ja,ka->ia on i=2,j=2,k=2,a=1 (2 steps)", the
   /// operands in their own index order (an intermediate in index order),
@@ -276,6 +282,18 @@ inline long long moved_into(const einsum_group& g, const einsum_group& from, std
   return sat_add(b, sat_mul(std::max(0LL, volume - kept), vb));
 }
 
+// Bytes of broadcasting an input over indices `idx` from its first
+// replicas to the k - 1 others of each block on g's grid.
+inline long long broadcast_input(const einsum_group& g, std::uint32_t idx, std::span<const long long> extent,
+                                 long long vb) {
+  long long k = 1, volume = 1;
+  for (std::size_t v = 0; v < max_einsum_indices; ++v) {
+    if (((g.indices & ~idx) >> v) & 1U) k *= g.grid[v];
+    if ((idx >> v) & 1U) volume = sat_mul(volume, extent[v]);
+  }
+  return g.ranks > 0 ? sat_mul(sat_mul(k - 1, volume), vb) : 0;
+}
+
 // Bytes of g's all-reduce over the grid dimensions of its summed indices:
 // a ring, 2 (k - 1) / k of each rank's result block.
 inline long long reduced_in(const einsum_group& g, std::span<const long long> extent, long long vb) {
@@ -297,7 +315,8 @@ inline long long reduced_in(const einsum_group& g, std::span<const long long> ex
 /// Bytes each group of the plan sends, all ranks together (see the file's
 /// comment); values of `value_bytes` bytes each. Counts saturate at 2^62.
 inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_group>& groups,
-                                                   std::span<const long long> extent, std::size_t value_bytes) {
+                                                   std::span<const long long> extent, std::size_t value_bytes,
+                                                   bool inputs_from_owners = false) {
   std::vector<long long> bytes;
   const auto vb = static_cast<long long>(value_bytes);
   for (const einsum_group& g : groups)
@@ -305,8 +324,12 @@ inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_grou
       throw shape_error("einsum_traffic_model: an extent per index is needed");
   for (const einsum_group& g : groups) {
     long long b = 0;
-    for (const std::uint32_t u : g.operands) {
-      if (std::has_single_bit(u)) continue;  // an input: each rank fills its own block
+    for (std::size_t q = 0; q < g.operands.size(); ++q) {
+      const std::uint32_t u = g.operands[q];
+      if (std::has_single_bit(u)) {  // an input: built in place, or broadcast from its first replicas
+        if (inputs_from_owners) b = detail::sat_add(b, detail::broadcast_input(g, g.access.access[q], extent, vb));
+        continue;
+      }
       const einsum_group* from = nullptr;
       for (const einsum_group& p : groups)
         if (p.inputs == u) from = &p;
@@ -321,7 +344,7 @@ inline std::vector<long long> einsum_traffic_model(const std::vector<einsum_grou
 /// The same for a plan's groups.
 inline std::vector<long long> einsum_traffic_model(const einsum_plan& plan, std::span<const long long> extent,
                                                    std::size_t value_bytes) {
-  return einsum_traffic_model(plan.groups, extent, value_bytes);
+  return einsum_traffic_model(plan.groups, extent, value_bytes, plan.inputs_from_owners);
 }
 
 /// The groups for einsum e over P ranks (see the file's comment).
@@ -329,6 +352,7 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
                                einsum_options opt = {}) {
   if (P < 1) throw error("plan_einsum: the rank count must be at least 1, not " + std::to_string(P));
   einsum_plan plan;
+  plan.inputs_from_owners = opt.inputs_from_owners;
   plan.path = optimal_path(e, extent);
   const std::vector<contraction_step>& st = plan.path.steps;
   const std::size_t n = st.size();
@@ -458,9 +482,13 @@ inline einsum_plan plan_einsum(const einsum_spec& e, std::span<const long long> 
     // all-reduce, computed once per pair of step sets.
     for (std::size_t c = 0; c < groups.size(); ++c) {
       cost += static_cast<double>(moved_cached(groups[c], masks[c], nullptr, 0));
-      for (const std::uint32_t u : groups[c].operands)
+      for (std::size_t q = 0; q < groups[c].operands.size(); ++q) {
+        const std::uint32_t u = groups[c].operands[q];
+        if (std::has_single_bit(u) && opt.inputs_from_owners)
+          cost += static_cast<double>(detail::broadcast_input(groups[c], groups[c].access.access[q], extent, 1));
         for (std::size_t f = 0; f < groups.size() && !std::has_single_bit(u); ++f)
           if (groups[f].inputs == u) cost += static_cast<double>(moved_cached(groups[c], masks[c], &groups[f], masks[f]));
+      }
     }
     if (best_cost < 0 || cost < best_cost || (cost == best_cost && groups.size() < plan.groups.size())) {
       best_cost = cost;

@@ -168,7 +168,23 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       if (!std::has_single_bit(u)) continue;
       const auto k = static_cast<std::size_t>(std::countr_zero(u));
       if (sparse_of[k] == nullptr) {
-        inputs.emplace_back(u, input_block<V>(e, k, lo, hi, fill));
+        // With inputs_from_owners only the first replica builds it (the
+        // others receive it by broadcast); the rest are zeros of its shape.
+        bool first = true;
+        for (std::size_t v = 0; v < max_einsum_indices && opt.inputs_from_owners && me < grp.ranks; ++v)
+          if ((((grp.indices & ~e.input_mask(k)) >> v) & 1U) != 0 && detail::group_coord(grp, me, v) != 0) first = false;
+        if (first) {
+          inputs.emplace_back(u, input_block<V>(e, k, lo, hi, fill));
+        } else {
+          dense_operand<V> t;
+          for (std::size_t d = 0; d < e.input_order[k]; ++d) {
+            const auto v = static_cast<std::size_t>(e.input[k][d]);
+            t.idx.push_back(e.input[k][d]);
+            t.ext.push_back(hi[v] - lo[v]);
+          }
+          t.data.assign(static_cast<std::size_t>(t.size()), V{});
+          inputs.emplace_back(u, std::move(t));
+        }
         continue;
       }
       const coordinate_list<V, I>& l = *sparse_of[k];
@@ -235,12 +251,29 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         b.lo[d] = lo[static_cast<std::size_t>(idx[d])], b.hi[d] = hi[static_cast<std::size_t>(idx[d])];
       return b;
     };
+    // Replication: the first replica broadcasts t over the sub-grid of the
+    // dimensions it does not index (MPI_Cart_sub; its rank 0 is the one at
+    // coordinate 0 along them).
+    auto replicate = [&](dense_operand<V>& t) {
+      std::vector<int> remain(gidx.size(), 0);
+      bool replicated = false;
+      for (std::size_t q = 0; q < gidx.size(); ++q)
+        if (std::find(t.idx.begin(), t.idx.end(), gidx[q]) == t.idx.end() && rep.grid[q] > 1)
+          remain[q] = 1, replicated = true;
+      if (active && replicated) {
+        MPI_Comm sub = MPI_COMM_NULL;
+        check_mpi(MPI_Cart_sub(gp->comm(), remain.data(), &sub), "MPI_Cart_sub");
+        all.broadcast(t.data.data(), t.data.size(), 0, sub);
+        MPI_Comm_free(&sub);
+      }
+    };
     auto operand_for = [&](std::uint32_t u, int tag) -> dense_operand<V> {
-      if (std::has_single_bit(u)) {  // an input: built in place above
+      if (std::has_single_bit(u)) {  // an input: built above (by its first replica with inputs_from_owners)
         auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto& p) { return p.first == u; });
         if (it == inputs.end()) throw error("einsum_distributed: an input read twice");
         dense_operand<V> t = std::move(it->second);
         inputs.erase(it);
+        if (opt.inputs_from_owners) replicate(t);
         return t;
       }
       // An intermediate: from its producer's blocks (one owner each) to
@@ -288,19 +321,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
                             std::copy_n(data + of, run, t.data.data() + ot);
                           });
                         });
-      // Replication: the first replica broadcasts the block over the
-      // sub-grid of the dimensions the operand does not index (MPI_Cart_sub;
-      // its rank 0 is the one at coordinate 0 along them).
-      std::vector<int> remain(gidx.size(), 0);
-      bool replicated = false;
-      for (std::size_t q = 0; q < gidx.size(); ++q)
-        if (std::find(ridx.begin(), ridx.end(), gidx[q]) == ridx.end() && rep.grid[q] > 1) remain[q] = 1, replicated = true;
-      if (active && replicated) {
-        MPI_Comm sub = MPI_COMM_NULL;
-        check_mpi(MPI_Cart_sub(gp->comm(), remain.data(), &sub), "MPI_Cart_sub");
-        all.broadcast(t.data.data(), t.data.size(), 0, sub);
-        MPI_Comm_free(&sub);
-      }
+      replicate(t);
       return t;
     };
     // The group's operands on this rank, then its steps on them in path
