@@ -82,20 +82,14 @@ class statement_schedule {
   /// read `var` are fetched one step's slice at a time (DISTAL's divide
   /// with communicate under the outer loop).
   statement_schedule& divide(char var, long long n) {
-    if (n < 1)
-      throw shape_error("tensorlev::dist::statement_schedule::divide: " + std::to_string(n) + " steps");
+    cut_.divide(n, "tensorlev::dist::statement_schedule");
     step_var_ = var;
-    parts_ = n;
-    chunk_ = 0;
     return *this;
   }
   /// The rank's range of `var` runs in steps of `chunk` indices.
   statement_schedule& split(char var, long long chunk) {
-    if (chunk < 1)
-      throw shape_error("tensorlev::dist::statement_schedule::split: chunk " + std::to_string(chunk));
+    cut_.split(chunk, "tensorlev::dist::statement_schedule");
     step_var_ = var;
-    chunk_ = chunk;
-    parts_ = 0;
     return *this;
   }
   /// Step t runs the rank's step (t + its coordinates on the machine
@@ -118,8 +112,8 @@ class statement_schedule {
 
   [[nodiscard]] const std::string& distributed() const noexcept { return dist_; }
   [[nodiscard]] char step_variable() const noexcept { return step_var_; }
-  [[nodiscard]] long long parts() const noexcept { return parts_; }
-  [[nodiscard]] long long chunk() const noexcept { return chunk_; }
+  [[nodiscard]] long long parts() const noexcept { return cut_.parts; }
+  [[nodiscard]] long long chunk() const noexcept { return cut_.chunk; }
   [[nodiscard]] const std::string& rotated_by() const noexcept { return rot_; }
   /// The variable input `input` is communicated under (0: the default).
   [[nodiscard]] char communicated_at(std::size_t input) const noexcept {
@@ -134,8 +128,8 @@ class statement_schedule {
     for (char c : dist_) h.mix(c);
     h.mix(-1);
     h.mix(step_var_);
-    h.mix(parts_);
-    h.mix(chunk_);
+    h.mix(cut_.parts);
+    h.mix(cut_.chunk);
     for (char c : rot_) h.mix(c);
     h.mix(-2);
     for (char c : once_) h.mix(c);
@@ -145,8 +139,7 @@ class statement_schedule {
  private:
   std::string dist_;
   char step_var_ = 0;
-  long long parts_ = 0;
-  long long chunk_ = 0;
+  detail::step_cut cut_;
   std::string rot_;
   std::string once_;
 };

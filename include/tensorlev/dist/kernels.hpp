@@ -76,6 +76,26 @@ inline constexpr bool tiles_v =
     D::tensor_order == 2 && D::machine_order() == 2 && partitions<D>(0, 0) && partitions<D>(1, 1);
 
 namespace detail {
+// How a rank's range of the stepped variable is cut: n sequential steps
+// (divide) or steps of `chunk` indices (split); both 0: the inputs' block
+// boundaries. statement_schedule and matmul_schedule share it.
+struct step_cut {
+  long long parts = 0;
+  long long chunk = 0;
+  void divide(long long n, const char* who) {
+    if (n < 1) throw shape_error(std::string(who) + "::divide: " + std::to_string(n) + " steps");
+    parts = n;
+    chunk = 0;
+  }
+  void split(long long c, const char* who) {
+    if (c < 1) throw shape_error(std::string(who) + "::split: chunk " + std::to_string(c));
+    chunk = c;
+    parts = 0;
+  }
+};
+}  // namespace detail
+
+namespace detail {
 inline std::string splits_string(const std::vector<long long>& s) {
   std::string out = "{";
   for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);

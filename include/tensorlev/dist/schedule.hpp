@@ -79,16 +79,12 @@ class matmul_schedule {
   }
   /// The rank's k range runs as n sequential steps.
   matmul_schedule& divide(long long n) {
-    if (n < 1) throw shape_error("tensorlev::dist::matmul_schedule::divide: " + std::to_string(n) + " steps");
-    parts_ = n;
-    chunk_ = 0;
+    cut_.divide(n, "tensorlev::dist::matmul_schedule");
     return *this;
   }
   /// The rank's k range runs in steps of `chunk` indices.
   matmul_schedule& split(long long chunk) {
-    if (chunk < 1) throw shape_error("tensorlev::dist::matmul_schedule::split: chunk " + std::to_string(chunk));
-    chunk_ = chunk;
-    parts_ = 0;
+    cut_.split(chunk, "tensorlev::dist::matmul_schedule");
     return *this;
   }
   /// Step t runs k block (t + the rank's coordinates of `vars`) mod steps.
@@ -179,8 +175,8 @@ class matmul_schedule {
 
   [[nodiscard]] const std::vector<char>& distributed() const noexcept { return dist_; }
   [[nodiscard]] const std::vector<char>& rotated_by() const noexcept { return rot_; }
-  [[nodiscard]] long long parts() const noexcept { return parts_; }
-  [[nodiscard]] long long chunk() const noexcept { return chunk_; }
+  [[nodiscard]] long long parts() const noexcept { return cut_.parts; }
+  [[nodiscard]] long long chunk() const noexcept { return cut_.chunk; }
   [[nodiscard]] bool fetch_once(char tensor) const noexcept { return once_[tensor == 'B' ? 1 : 0]; }
   /// The local loops, outermost first: 'o' (ko), 'i' (ii), 'j' (ji), 'k' (ki).
   [[nodiscard]] const std::array<char, 4>& local_order() const noexcept { return order_; }
@@ -192,8 +188,8 @@ class matmul_schedule {
     detail::value_hash h;
     for (char c : dist_) h.mix(c);
     h.mix(-1);
-    h.mix(parts_);
-    h.mix(chunk_);
+    h.mix(cut_.parts);
+    h.mix(cut_.chunk);
     for (char c : rot_) h.mix(c);
     h.mix(-2);
     h.mix(once_[0]);
@@ -211,8 +207,7 @@ class matmul_schedule {
 
  private:
   std::vector<char> dist_{'i', 'j'};
-  long long parts_ = 0;  // 0 with chunk_ 0: steps at the inputs' block boundaries
-  long long chunk_ = 0;
+  detail::step_cut cut_;
   std::vector<char> rot_;
   bool once_[2] = {false, false};
   std::array<char, 4> order_{'o', 'i', 'j', 'k'};
