@@ -178,9 +178,7 @@ void exchange_boxes(const machine_grid& g, const std::vector<box_message>& msgs,
     if (m.src == me) {
       outbox.emplace_back(static_cast<std::size_t>(m.box.size()));
       auto& buf = outbox.back();
-      for_each_run(src_box, m.box, m.box, [&](long long of, long long ot, long long run) {
-        std::copy_n(src.data() + of, run, buf.data() + ot);
-      });
+      copy_box(src.data(), src_box, buf.data(), m.box, m.box);
       reqs.emplace_back();
       check_mpi(MPI_Isend(buf.data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.dst, tag, g.comm(),
                           &reqs.back()),
@@ -253,9 +251,7 @@ auto fetch_box(const T& t, const std::vector<boxn>& need, const std::vector<std:
   const boxn my_tile = tile[static_cast<std::size_t>(me)];
   exchange_boxes<V>(g, msgs, held, my_tile, comm_kind::alltoall, 701,
                     [&](const V* data, const boxn& data_box, const boxn& b) {
-                      for_each_run(data_box, mine, b, [&](long long of, long long ot, long long run) {
-                        std::copy_n(data + of, run, out.data() + ot);
-                      });
+                      copy_box(data, data_box, out.data(), mine, b);
                     });
   return out;
 }
@@ -487,9 +483,7 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
   const auto slice = [&](std::size_t q, const boxn& want) -> std::span<const V> {
     if (have[q] == want) return data[q];
     scratch[q].resize(static_cast<std::size_t>(want.size()));
-    for_each_run(have[q], want, want, [&](long long of, long long ot, long long len) {
-      std::copy_n(data[q].data() + of, len, scratch[q].data() + ot);
-    });
+    copy_box(data[q].data(), have[q], scratch[q].data(), want, want);
     return scratch[q];
   };
   for (std::size_t step = 0; step < pl.nsteps; ++step) {

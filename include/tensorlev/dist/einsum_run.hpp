@@ -131,7 +131,6 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
   using detail::box_message;
   using detail::boxn;
   using detail::exchange_boxes;
-  using detail::for_each_run;
   int size = 0, me = 0;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
@@ -317,9 +316,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
       t.data.assign(static_cast<std::size_t>(t.size()), V{});
       exchange_boxes<V>(all, msgs, std::span<const V>(pr.held.block.data), pr.held.box, comm_kind::alltoall, tag,
                         [&](const V* data, const boxn& data_box, const boxn& part) {
-                          for_each_run(data_box, tbox, part, [&](long long of, long long ot, long long run) {
-                            std::copy_n(data + of, run, t.data.data() + ot);
-                          });
+                          detail::copy_box(data, data_box, t.data.data(), tbox, part);
                         });
       replicate(t);
       return t;
@@ -460,9 +457,7 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
     machine_grid all(comm, std::vector<int>{size});
     exchange_boxes<V>(all, msgs, std::span<const V>(last.held.block.data), last.held.box, comm_kind::alltoall,
                       2 * static_cast<int>(res.plan.groups.size() * max_einsum_inputs) + 1, [&](const V* data, const boxn& data_box, const boxn& part) {
-                        for_each_run(data_box, obox, part, [&](long long of, long long ot, long long run) {
-                          std::copy_n(data + of, run, res.output.data.data() + ot);
-                        });
+                        detail::copy_box(data, data_box, res.output.data.data(), obox, part);
                       });
   }
   return done();
