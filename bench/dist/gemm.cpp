@@ -100,7 +100,6 @@ struct problem {
     pdgemm_("N", "N", &n, &n, &n, &alpha, a_cm.data(), &one, &one, desc_a, b_cm.data(), &one, &one, desc_b, &beta,
             c_cm.data(), &one, &one, desc_c);
   }
-  void zero_c() { std::fill(C->local().values().begin(), C->local().values().end(), 0.0); }
   // Largest difference between tensorlev's C and ScaLAPACK's, over all ranks.
   double diff() {
     const auto box = *C->box();
@@ -115,7 +114,10 @@ struct problem {
   }
 };
 
-enum class impl { summa, cannon, summa_schedule, cannon_schedule, summa_statement, scalapack, einsum };
+// summa and cannon are presets of the engine (matmul with SUMMA's and
+// Cannon's schedules); notation is SUMMA written as C(i,j) = A(i,k) * B(k,j);
+// summa_statement is the string form with q equal k steps.
+enum class impl { summa, cannon, notation, summa_statement, scalapack, einsum };
 
 // The einsum: checked on 64 entries of each rank's block, then timed
 // without planning and building the inputs (compute_seconds).
@@ -165,16 +167,21 @@ void run(benchmark::State& state, impl which) {
   }
   problem p(static_cast<int>(state.range(0)));
   const bool square = p.grid.dims()[0] == p.grid.dims()[1];
-  if (!square && (which == impl::cannon || which == impl::cannon_schedule)) {
+  if (!square && which == impl::cannon) {
     state.SkipWithError("Cannon needs a square grid");
     return;
   }
   const auto once = [&] {
     switch (which) {
-      case impl::summa: p.zero_c(); td::summa(*p.C, *p.A, *p.B); break;
-      case impl::cannon: p.zero_c(); td::cannon(*p.C, *p.A, *p.B); break;
-      case impl::summa_schedule: td::matmul(*p.C, *p.A, *p.B, td::matmul_schedule::summa()); break;
-      case impl::cannon_schedule: td::matmul(*p.C, *p.A, *p.B, td::matmul_schedule::cannon(p.grid.dims()[0])); break;
+      case impl::summa: td::summa(*p.C, *p.A, *p.B); break;
+      case impl::cannon: td::cannon(*p.C, *p.A, *p.B); break;
+      case impl::notation: {
+        using namespace tensorlev::indices;
+        const auto& A = *p.A;
+        const auto& B = *p.B;
+        td::compute((*p.C)(i, j) = A(i, k) * B(k, j), td::statement_schedule::summa());
+        break;
+      }
       case impl::summa_statement:
         td::compute<"ij", "ik", "kj">(*p.C, td::statement_schedule().distribute("ij").divide('k', p.grid.dims()[1]),
                                       *p.A, *p.B);
@@ -206,8 +213,7 @@ void args(benchmark::internal::Benchmark* b) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   for (auto [name, which] : {std::pair{"dist_gemm/summa", impl::summa}, {"dist_gemm/cannon", impl::cannon},
-                             {"dist_gemm/summa_schedule", impl::summa_schedule},
-                             {"dist_gemm/cannon_schedule", impl::cannon_schedule},
+                             {"dist_gemm/notation", impl::notation},
                              {"dist_gemm/summa_statement", impl::summa_statement},
                              {"dist_gemm/scalapack", impl::scalapack}, {"dist_gemm/einsum", impl::einsum}})
     benchmark::RegisterBenchmark(name, run, which)->Apply(args);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Distributed benchmarks on 4 ranks: tensorlev SUMMA/Cannon (kernels and
-# schedules) and the einsum against ScaLAPACK's pdgemm, row-blocked CSR SpMV
+# Distributed benchmarks on 4 ranks: tensorlev SUMMA/Cannon (presets of the
+# one engine), the same product in index notation and as a string-form
+# statement, and the einsum against ScaLAPACK's pdgemm, row-blocked CSR SpMV
 # against PETSc's MatMult on the bench matrices, and einsums (MTTKRP, 3MM)
 # on SOAP, unfused and first-index grids. Installs ScaLAPACK and PETSc from
 # Debian, configures a benchmark build with MPI, fetches the matrices

@@ -4,13 +4,15 @@
 //   mpirun -n 4 dist_summa [m] [k] [n]
 //
 // The ranks form a 2D grid (MPI_Dims_create); A (m x k), B (k x n) and C
-// are split into tiles ("xy->xy"). SUMMA broadcasts, for each k block, the
-// A panel along grid rows and the B panel along grid columns, and every
-// rank adds the product of the two panels into its C tile with the
-// generated dense kernel. Cannon (square grids only) shifts A left and B up
-// instead; the last run is SUMMA written as a schedule (matmul). C is
-// gathered on rank 0 and checked against the product on one node; the
-// bytes each rank sent are printed.
+// are split into tiles ("xy->xy"). Each run is the statement
+// C(i,j) = A(i,k) * B(k,j) on tensorlev's one distributed engine under a
+// schedule: SUMMA broadcasts, for each k block, the A panel along grid rows
+// and the B panel along grid columns, and every rank adds the product of
+// the two panels into its C tile (BLAS when linked, else the generated
+// kernel). Cannon (square grids only) rotates the steps, so blocks move by
+// shifts instead; the last run writes the statement in index notation with
+// a DISTAL schedule. C is gathered on rank 0 and checked against the
+// product on one node; the bytes each rank sent are printed.
 #include <mpi.h>
 
 #include <algorithm>
@@ -84,17 +86,20 @@ int run(int argc, char** argv) {
   td::summa(C, A, B);
   check("SUMMA");
   if (grid.dims()[0] == grid.dims()[1]) {
-    std::fill(C.local().values().begin(), C.local().values().end(), 0.0);
     grid.stats().reset();
     td::cannon(C, A, B);
     check("Cannon");
   }
-  // The same product as a DISTAL schedule (Fig. 12: distribute i and j
-  // over the grid, k in steps, the steps outermost among the rank's
-  // loops); a schedule changes how data moves, never the result.
+  // The same product in index notation with a DISTAL schedule (Fig. 12:
+  // distribute i and j over the grid, k in steps at the block boundaries,
+  // the steps outermost among the rank's loops); a schedule changes how
+  // data moves, never the result.
   grid.stats().reset();
-  td::matmul(C, A, B, td::matmul_schedule::summa().reorder({"ko", "ii", "ji", "ki"}));
-  check("SUMMA schedule");
+  {
+    using namespace tensorlev::indices;
+    td::compute(C(i, j) = A(i, k) * B(k, j), td::statement_schedule::summa().reorder({"ko", "ii", "ji", "ki"}));
+  }
+  check("C(i,j) = A(i,k) * B(k,j), SUMMA schedule");
   if (!root) return 0;
   std::printf(ok ? "distributed matrix product matches the single-node result\n" : "distributed product: WRONG\n");
   return ok ? 0 : 1;

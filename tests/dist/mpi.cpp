@@ -313,6 +313,16 @@ struct gemm_setup {
   bool odd_k;  // split A's columns and B's rows differently (SUMMA only)
 };
 
+// Whether only the allowed kinds of communication moved any bytes.
+bool only_kinds(const comm_stats& st, std::initializer_list<comm_kind> allowed) {
+  for (std::size_t q = 0; q < comm_kinds; ++q) {
+    const auto k = static_cast<comm_kind>(q);
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    if (st[k].bytes_sent != 0 || st[k].bytes_received != 0) return false;
+  }
+  return true;
+}
+
 TEST(DistKernels, SummaAndCannon) {
   machine_grid g(MPI_COMM_WORLD, {0, 0});
   const int gx = g.dims()[0];
@@ -370,9 +380,13 @@ TEST(DistKernels, SummaAndCannon) {
         else recv += w * cols * 8;
       }
     }
-    EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_received, recv) << "SUMMA " << what;
-    EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_sent, sent) << "SUMMA " << what;
-    EXPECT_EQ(g.stats().total().bytes_received, recv) << "SUMMA moves only row and column broadcasts";
+    // (summa is a preset of the engine, which sends nothing to ranks
+    // without a C block: the model holds when every rank has one.)
+    if (s.m >= gx && s.n >= gy) {
+      EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_received, recv) << "SUMMA " << what;
+      EXPECT_EQ(g.stats()[comm_kind::broadcast].bytes_sent, sent) << "SUMMA " << what;
+      EXPECT_EQ(g.stats().total().bytes_received, recv) << "SUMMA moves only row and column broadcasts";
+    }
 
     std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
     g.stats().reset();
@@ -382,46 +396,30 @@ TEST(DistKernels, SummaAndCannon) {
     }
     cannon(dC, dA, dB);
     EXPECT_EQ(to_dense(dC.local()), expect) << "Cannon " << what;
-    // Model: the skew moves row r's A blocks r places left and column c's
-    // B blocks c places up, one neighbour step at a time the shorter way
-    // round; then q - 1 single steps. Each step sends the block held and
-    // receives the next one (none on a ring of one).
+    // Model (cannon is a preset of the engine): step t of rank (r, c) runs
+    // k block x = (t + r + c) mod q. Its A block comes unless x == c (its
+    // own tile), its B block unless x == r: at step 0 from the owner (the
+    // skew), later from the neighbour that ran it at step t - 1 (a shift
+    // by one). Every message is part of a permutation along one axis.
     const int q = gx;
     const int r = g.coords()[0];
     const int c = g.coords()[1];
     const auto kw = [&](int kk) {
       return amap.splits(1)[static_cast<std::size_t>(kk) + 1] - amap.splits(1)[static_cast<std::size_t>(kk)];
     };
-    const auto md = [q](int v) { return ((v % q) + q) % q; };
-    long long c_sent = 0;
     long long c_recv = 0;
     long long msgs = 0;
-    // Steps of `by` places for a block index kk; per_k = values per unit of k width.
-    const auto steps = [&](int& kk, int by, long long per_k) {
-      by = md(by);
-      const int n_steps = std::min(by, q - by);
-      const int step = by <= q - by ? 1 : -1;
-      for (int t = 0; t < n_steps && q > 1; ++t) {
-        c_sent += per_k * kw(kk) * 8;
-        kk = md(kk + step);
-        c_recv += per_k * kw(kk) * 8;
-        ++msgs;
-      }
-    };
-    int ka = c;
-    int kb = r;
-    steps(ka, r, rows);
-    steps(kb, c, cols);
-    for (int st = 0; st + 1 < q; ++st) {
-      steps(ka, 1, rows);
-      steps(kb, 1, cols);
+    for (int t = 0; t < q; ++t) {
+      const int x = (t + r + c) % q;
+      if (x != c && rows * kw(x) > 0) c_recv += rows * kw(x) * 8, ++msgs;
+      if (x != r && kw(x) * cols > 0) c_recv += kw(x) * cols * 8, ++msgs;
     }
-    EXPECT_EQ(g.stats().far_shifts, 0) << "Cannon sends only to grid neighbours " << what;
     const auto& sh = g.stats()[comm_kind::shift];
-    EXPECT_EQ(sh.bytes_sent, c_sent) << "Cannon " << what;
-    EXPECT_EQ(sh.bytes_received, c_recv) << "Cannon " << what;
-    EXPECT_EQ(sh.messages_sent, msgs) << "Cannon " << what;
-    EXPECT_EQ(g.stats().total().bytes_sent, c_sent) << "Cannon moves data only by neighbour shifts";
+    EXPECT_TRUE(only_kinds(g.stats(), {comm_kind::shift})) << "Cannon moves data only by shifts " << what;
+    if (s.m >= q && s.n >= q && s.k >= q) {  // every rank has a C block and every k block an index
+      EXPECT_EQ(sh.bytes_received, c_recv) << "Cannon " << what;
+      EXPECT_EQ(sh.messages_received, msgs) << "Cannon " << what;
+    }
   }
 }
 
@@ -434,16 +432,6 @@ void expect_message(F&& f, const std::string& part) {
   } catch (const shape_error& e) {
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
   }
-}
-
-// Whether only the allowed kinds of communication moved any bytes.
-bool only_kinds(const comm_stats& st, std::initializer_list<comm_kind> allowed) {
-  for (std::size_t q = 0; q < comm_kinds; ++q) {
-    const auto k = static_cast<comm_kind>(q);
-    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-    if (st[k].bytes_sent != 0 || st[k].bytes_received != 0) return false;
-  }
-  return true;
 }
 
 // Gathers t on rank 0 and compares it with want there.
@@ -796,15 +784,16 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     plane.stats().reset();
     matmul(dPQ, dP, dQ, matmul_schedule::summa());
     if (gx == gy && d[0] >= gx && d[1] >= gy && d[2] >= gx) {
-      EXPECT_EQ(st_steps[comm_kind::alltoall].bytes_received, plane.stats()[comm_kind::broadcast].bytes_received)
-          << "SUMMA as a statement moves SUMMA's bytes " << what;
+      EXPECT_EQ(st_steps[comm_kind::broadcast], plane.stats()[comm_kind::broadcast])
+          << "SUMMA as a statement moves SUMMA's bytes, by broadcasts " << what;
+      EXPECT_TRUE(only_kinds(st_steps, {comm_kind::broadcast})) << what;
     }
     // A fetched once (communicate at a distributed variable): same bytes.
     plane.stats().reset();
     poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gy).communicate(0, 'j'), dP, dQ);
     expect_piece(dPQ, pq, "SUMMA, A once " + what);
-    EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, st_steps[comm_kind::alltoall].bytes_received) << what;
+    EXPECT_EQ(plane.stats().total().bytes_received, st_steps.total().bytes_received) << what;
     // Cannon's rotation (each panel still fetched once, from its owner:
     // the same bytes at other times), and steps of a fixed width.
     poison(dPQ);
@@ -812,8 +801,10 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").divide('k', gx).rotate("ij"), dP, dQ);
     expect_piece(dPQ, pq, "Cannon as a statement " + what);
     if (gx == gy) {
-      EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, st_steps[comm_kind::alltoall].bytes_received)
-          << what;
+      EXPECT_EQ(plane.stats().total().bytes_received, st_steps.total().bytes_received) << what;
+      if (d[0] >= gx && d[1] >= gy && d[2] >= gx) {  // every rank a block, every step an index
+        EXPECT_TRUE(only_kinds(plane.stats(), {comm_kind::shift})) << "Cannon as a statement shifts " << what;
+      }
     }
     poison(dPQ);
     compute<"ij", "ik", "kj">(dPQ, statement_schedule().distribute("ij").split('k', 2).rotate("i"), dP, dQ);
@@ -837,6 +828,28 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
     poison(cA);
     compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("ijk").split('l', 2), cB, cC, cD);
     expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, l in steps of 2 " + what);
+    // reorder: output variables before the step loop tile the rank's block
+    // (each tile runs every step and fetches its own boxes), the loops'
+    // order is a generated matrix-product leaf's; never the result.
+    for (const auto& sch : {statement_schedule().distribute("i").divide('k', 2).reorder({"ii", "ko", "ji", "li", "ki"}),
+                            statement_schedule().distribute("j").divide('k', 2).reorder({"li", "ii", "ko", "ji", "ki"}),
+                            statement_schedule().distribute("l").divide(3).reorder({"ko", "li", "ii", "ji", "ki"}).blas(false),
+                            statement_schedule().distribute("i").divide(2).reorder({"ji", "ii", "ko", "ki", "li"}).blas(false),
+                            statement_schedule().distribute("j").divide(2).reorder({"ii", "li", "ko", "ji", "ki"}).blas(false)}) {
+      poison(mA);
+      compute<"ijl", "ijk", "kl">(mA, sch, mB, mC);
+      expect_gathered<dense_tensor<3>>(mA, ttm_want, "TTM with reorder " + what);
+    }
+    poison(cA);
+    compute<"il", "ijk", "jl", "kl">(
+        cA, statement_schedule().distribute("ijk").divide('j', 2).rotate("k").reorder({"li", "jo", "ii", "ji", "ki"}), cB,
+        cC, cD);
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, columns outside the j steps " + what);
+    // A tile of the output per step writes in place (whole rows) or adds.
+    poison(cA);
+    compute<"il", "ijk", "jl", "kl">(cA, statement_schedule().distribute("kji").split('j', 1).reorder({"ii", "li", "jo", "ji", "ki"}),
+                                     cB, cC, cD);
+    expect_gathered<dense_row_major>(cA, mt_want, "MTTKRP, components outside the j steps " + what);
     EXPECT_EQ((reduce<"ijk", "ijk">(statement_schedule().distribute("ij").divide('k', 2), tB, tB2)), ip_want.value())
         << "innerprod, k in 2 steps " << what;
   }
@@ -886,6 +899,141 @@ TEST(DistStatements, SchedulesOfAnyDenseStatement) {
 
   EXPECT_THROW((void)statement_schedule().split('k', 0), shape_error);
   EXPECT_THROW((void)statement_schedule().distribute("ii"), shape_error);
+  // reorder against the statement: every loop named, tiles of output
+  // variables only, a matrix product's groups of variables kept together,
+  // the step loop the divided variable's; divide without a variable needs
+  // one summed variable.
+  expect_message([&] { compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").reorder({"ii", "ji"}), tB, tc2); },
+                 "compute: reorder does not name the loop \"ki\"");
+  expect_message(
+      [&] {
+        compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").divide('j', 2).reorder({"ki", "jo", "ii", "ji"}),
+                                  tB, tc2);
+      },
+      "only output variables may tile the rank's block ('k' is summed)");
+  expect_message(
+      [&] {
+        compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").reorder({"ii", "ki", "ji", "xi"}), tB, tc2);
+      },
+      "reorder names \"xi\", but 'x' is not a variable of the statement");
+  expect_message(
+      [&] {
+        compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").reorder({"ii", "ko", "ki", "ji"}), tB, tc2);
+      },
+      "reorder names the step loop \"ko\", but the schedule divides nothing");
+  expect_message(
+      [&] {
+        compute<"ij", "ijk", "k">(tA, statement_schedule().distribute("ij").reorder({"ii", "ki", "ji"}).blas(false), tB,
+                                  tc2);
+      },
+      "compute: reorder's loop order \"ikj\" interleaves the rows, columns and inner variables");
+  expect_message([&] { compute<"ij", "ij">(tA, statement_schedule().distribute("ij").divide(2), tA); },
+                 "divide or split without a variable needs a statement with one summed variable, not 0");
+  EXPECT_THROW((void)statement_schedule().reorder({"ko", "k"}), shape_error);
+  EXPECT_THROW((void)statement_schedule().reorder({"ko", "ii", "jo"}), shape_error);
+}
+
+// Statements in index notation over dist_tensors, and einsum strings that
+// build the same statement types: the engine runs them exactly as the
+// variable-string form, against the single-node statement. Shapes:
+// products, transposed and repeated operands, the output read as an input,
+// a one-input copy, three inputs, extents 0 and 1.
+TEST(DistStatements, IndexNotationAndEinsumStrings) {
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  const bool p0 = plane.rank() == 0;
+  using tiles = distribution<"xy->xy">;
+  const auto dist2 = [&](const auto& t) {
+    return distribute<dense_row_major>(plane, distribution_map<tiles>({t.dimension(0), t.dimension(1)}, plane.extents()),
+                                       p0 ? &t : nullptr);
+  };
+  for (std::array<int, 3> d : {std::array<int, 3>{6, 5, 4}, {9, 7, 7}, {1, 3, 1}, {4, 1, 5}, {0, 3, 2}, {3, 2, 0}}) {
+    const auto [m, kd, n] = d;
+    const std::string what = std::to_string(m) + "x" + std::to_string(kd) + "x" + std::to_string(n);
+    const auto A = random_matrix<dense_row_major>(m, kd, 1.0, 31u + static_cast<unsigned>(m));
+    const auto B = random_matrix<dense_row_major>(kd, n, 0.9, 37u + static_cast<unsigned>(n));
+    tensor<double, dense_row_major> At({kd, m});
+    At(k, i) = A(i, k);
+    tensor<double, dense_row_major> want({m, n});
+    want(i, j) = A(i, k) * B(k, j);
+    const auto dA = dist2(A);
+    const auto dAt = dist2(At);
+    const auto dB = dist2(B);
+    auto dC = dist2(want);
+    const auto poison = [](auto& t) { std::fill(t.local().values().begin(), t.local().values().end(), -1.0); };
+    static_assert(std::is_same_v<decltype(einsum_statement<"ik,kj->ij">(dC, dA, dB)), decltype(dC(i, j) = dA(i, k) * dB(k, j))>,
+                  "an einsum string builds the statement type of its accesses");
+    // A product, as index notation, as an einsum string and as strings:
+    // the same result and the same traffic.
+    poison(dC);
+    plane.stats().reset();
+    compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule::summa());
+    expect_piece(dC, want, "C(i,j) = A(i,k) * B(k,j), SUMMA " + what);
+    const auto st_notation = plane.stats();
+    poison(dC);
+    plane.stats().reset();
+    compute(einsum_statement<"ik,kj->ij">(dC, dA, dB), statement_schedule::summa());
+    expect_piece(dC, want, "einsum ik,kj->ij, SUMMA " + what);
+    EXPECT_EQ(plane.stats().total(), st_notation.total()) << what;
+    poison(dC);
+    plane.stats().reset();
+    compute<"ij", "ik", "kj">(dC, statement_schedule::summa(), dA, dB);
+    expect_piece(dC, want, "compute<ij, ik, kj>, SUMMA " + what);
+    EXPECT_EQ(plane.stats().total(), st_notation.total()) << what;
+    // A transposed operand, Cannon's rotation, BLAS off.
+    poison(dC);
+    compute(dC(i, j) = dAt(k, i) * dB(k, j), statement_schedule().distribute("ij").divide('k', 2).rotate("ij").blas(false));
+    expect_piece(dC, want, "C(i,j) = At(k,i) * B(k,j) " + what);
+    // Other variable names, distributed the other way round.
+    const index_var<'r'> r;
+    const index_var<'c'> c;
+    const index_var<'t'> t;
+    poison(dC);
+    compute(dC(r, c) = dA(r, t) * dB(t, c), statement_schedule().distribute("cr").split('t', 2));
+    expect_piece(dC, want, "C(r,c) = A(r,t) * B(t,c) " + what);
+    // A one-input copy through a transpose: C(i,j) = Ct(j,i).
+    tensor<double, dense_row_major> Ct({n, m});
+    Ct(j, i) = want(i, j);
+    const auto dCt = dist2(Ct);
+    poison(dC);
+    compute(dC(i, j) = dCt(j, i), statement_schedule().distribute("ij"));
+    expect_piece(dC, want, "C(i,j) = Ct(j,i) " + what);
+    // Square: a repeated operand (S S), and the output read as an input
+    // (S2 = S2 S: every box is fetched before the output is written).
+    const auto S = random_matrix<dense_row_major>(kd, kd, 1.0, 41u + static_cast<unsigned>(kd));
+    tensor<double, dense_row_major> SS({kd, kd});
+    SS(i, j) = S(i, k) * S(k, j);
+    const auto dS = dist2(S);
+    auto dSS = dist2(SS);
+    poison(dSS);
+    compute(dSS(i, j) = dS(i, k) * dS(k, j), statement_schedule::summa());
+    expect_piece(dSS, SS, "C(i,j) = S(i,k) * S(k,j) " + what);
+    auto dS2 = dist2(S);
+    compute(dS2(i, j) = dS2(i, k) * dS(k, j), statement_schedule().distribute("ij").divide(2));
+    expect_piece(dS2, SS, "S2(i,j) = S2(i,k) * S(k,j) in place " + what);
+    // Three inputs (a generated leaf): MTTKRP on the cube, by index
+    // notation and by einsum string.
+    const auto X = random_tensor3<dense_tensor<3>>({m, kd, n}, 0.8, 43u);
+    const auto Bm = random_matrix<dense_row_major>(kd, 3, 1.0, 44u);
+    const auto Cm = random_matrix<dense_row_major>(n, 3, 1.0, 45u);
+    tensor<double, dense_row_major> mt({m, 3});
+    mt(i, l) = X(i, j, k) * Bm(j, l) * Cm(k, l);
+    const bool c0 = cube.rank() == 0;
+    const auto dX = distribute<dense_tensor<3>>(
+        cube, distribution_map<distribution<"xyz->xyz">>({m, kd, n}, cube.extents()), c0 ? &X : nullptr);
+    const auto dBm = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->*x*">>({kd, 3}, cube.extents()),
+                                                 c0 ? &Bm : nullptr);
+    const auto dCm = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->**x">>({n, 3}, cube.extents()),
+                                                 c0 ? &Cm : nullptr);
+    auto dM = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->x**">>({m, 3}, cube.extents()),
+                                          c0 ? &mt : nullptr);
+    poison(dM);
+    compute(dM(i, l) = dX(i, j, k) * dBm(j, l) * dCm(k, l), statement_schedule().distribute("ijk"));
+    expect_gathered<dense_row_major>(dM, mt, "M(i,l) = X(i,j,k) * B(j,l) * C(k,l) " + what);
+    poison(dM);
+    compute(einsum_statement<"ijk,jl,kl->il">(dM, dX, dBm, dCm), statement_schedule().distribute("ijk").divide('j', 2));
+    expect_gathered<dense_row_major>(dM, mt, "einsum ijk,jl,kl->il " + what);
+  }
 }
 
 // The local leaf product: BLAS (when the build found one) and the
@@ -908,8 +1056,8 @@ TEST(DistKernels, LeafProduct) {
   }
 }
 
-// C = A B replaces C; SUMMA refuses C = A (later steps would read what C
-// overwrote), Cannon copies its inputs first and accepts it.
+// C = A B replaces C, and C may be A (every input box is fetched before C
+// is written).
 TEST(DistKernels, ProductsReplaceAndAliasing) {
   machine_grid g(MPI_COMM_WORLD, {0, 0});
   const bool root = g.rank() == 0;
@@ -921,7 +1069,11 @@ TEST(DistKernels, ProductsReplaceAndAliasing) {
   const distribution_map<tiles> map({6, 6}, g.extents());
   const auto dB = distribute<dense_row_major>(g, map, root ? &B : nullptr);
   auto dX = distribute<dense_row_major>(g, map, root ? &A : nullptr);
-  EXPECT_THROW(summa(dX, dX, dB), shape_error);
+  // summa and cannon are presets of the engine, which fetches every input
+  // box before it writes C: C may be A.
+  auto dZ = distribute<dense_row_major>(g, map, root ? &A : nullptr);
+  summa(dZ, dZ, dB);
+  expect_piece(dZ, want, "SUMMA with C = A");
   if (g.dims()[0] == g.dims()[1]) {
     cannon(dX, dX, dB);
     expect_piece(dX, want, "Cannon with C = A");
@@ -929,19 +1081,24 @@ TEST(DistKernels, ProductsReplaceAndAliasing) {
   auto dY = distribute<dense_row_major>(g, map, root ? &A : nullptr);
   matmul(dY, dY, dB, matmul_schedule::summa());
   expect_piece(dY, want, "SUMMA schedule with C = A");
-  EXPECT_THROW((void)matmul_schedule().communicate('A', 'x'), shape_error);
+  expect_message([&] { matmul(dY, dY, dB, matmul_schedule::summa().communicate(0, 'x')); },
+                 "matmul: communicate input 0 at 'x': name the divided variable");
+  EXPECT_THROW((void)matmul_schedule().communicate(64, 'i'), shape_error);
 }
 
 // The schedules of DISTAL Fig. 12 through matmul: every result against the
-// single-node product; SUMMA and Cannon as schedules move exactly what the
-// hand-written kernels move, by the same kind of communication.
+// single-node product; SUMMA by broadcasts only, Cannon by shifts only
+// (their byte models are in DistKernels.SummaAndCannon), the presets
+// summa() and cannon() equal to matmul with the same schedule.
 
 TEST(DistSchedules, MatmulFamily) {
   machine_grid plane(MPI_COMM_WORLD, {0, 0});
   machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
   const int gx = plane.dims()[0];
   const int gy = plane.dims()[1];
-  for (auto [m, kd, n] : {std::array<int, 3>{12, 12, 12}, {7, 10, 9}, {5, 3, 8}, {1, 1, 1}, {9, 16, 4}}) {
+  // (6x1x5: on a 3D grid most ranks' k block is empty, so Johnson's
+  // reduction onto the C face must not be an MPI_Reduce of unequal sizes.)
+  for (auto [m, kd, n] : {std::array<int, 3>{12, 12, 12}, {7, 10, 9}, {5, 3, 8}, {1, 1, 1}, {9, 16, 4}, {6, 1, 5}}) {
     const auto A = random_matrix<dense_row_major>(m, kd, 1.0, 21u + static_cast<unsigned>(m));
     const auto B = random_matrix<dense_row_major>(kd, n, 0.8, 23u + static_cast<unsigned>(n));
     tensor<double, dense_row_major> want({m, n});
@@ -964,38 +1121,29 @@ TEST(DistSchedules, MatmulFamily) {
     // SUMMA: only broadcasts, the same bytes as the hand-written kernel.
     const auto st_summa = run(dC, dA, dB, matmul_schedule::summa(), "SUMMA schedule");
     EXPECT_TRUE(only_kinds(st_summa, {comm_kind::broadcast})) << what;
-    std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
-    plane.stats().reset();
-    summa(dC, dA, dB);
-    // Equal when every rank has a C block; else the schedule sends nothing
-    // to ranks without one, while the kernel's broadcasts reach them too.
-    if (m >= gx && n >= gy) {
-      EXPECT_EQ(st_summa[comm_kind::broadcast], plane.stats()[comm_kind::broadcast]) << "SUMMA schedule vs kernel " << what;
-    } else {
-      EXPECT_LE(st_summa[comm_kind::broadcast].bytes_received, plane.stats()[comm_kind::broadcast].bytes_received)
-          << what;
-    }
     if (gx == gy) {
       const auto st_cannon = run(dC, dA, dB, matmul_schedule::cannon(gx), "Cannon schedule");
-      EXPECT_TRUE(only_kinds(st_cannon, {comm_kind::shift})) << "Cannon moves data only by shifts " << what;
+      const bool whole = m >= gx && n >= gy && kd >= gx;  // every rank a C block, every step an index
+      if (whole) {
+        EXPECT_TRUE(only_kinds(st_cannon, {comm_kind::shift})) << "Cannon moves data only by shifts " << what;
+      }
       std::fill(dC.local().values().begin(), dC.local().values().end(), -5.0);  // replaced, not added to
       plane.stats().reset();
       cannon(dC, dA, dB);
-      // The schedule fetches each block from the nearest rank holding it,
-      // its own tile included, so it never moves more than the kernel's
-      // fixed skew-and-shift sequence (on 2x2, blocks that would come
-      // back are not sent away).
-      EXPECT_LE(st_cannon[comm_kind::shift].bytes_sent, plane.stats()[comm_kind::shift].bytes_sent)
-          << "Cannon schedule vs kernel " << what;
+      // cannon() steps at the k blocks, the schedule cuts k in q even
+      // steps: the same steps when every block has an index.
+      if (kd >= gx) {
+        EXPECT_EQ(st_cannon[comm_kind::shift], plane.stats()[comm_kind::shift]) << "cannon() is the preset " << what;
+      }
     }
     // PUMMA: A broadcast along rows, B shifted along columns. (On a
     // non-square grid the k steps straddle one input's tiles, and those
     // panels come in pieces: all-to-all traffic, same result.)
     const auto st_pumma = run(dC, dA, dB, matmul_schedule::pumma(std::max(gx, gy)), "PUMMA schedule");
-    if (gx == gy) {
+    if (gx == gy && m >= gx && n >= gy && kd >= gx) {
       EXPECT_TRUE(only_kinds(st_pumma, {comm_kind::broadcast, comm_kind::shift})) << what;
     }
-    (void)run(dC, dA, dB, matmul_schedule().distribute("ij").split(2).communicate('A', 'i'), "split, A once");
+    (void)run(dC, dA, dB, matmul_schedule().distribute("ij").split(2).communicate(0, 'i'), "split, A once");
     (void)run(dC, dA, dB, matmul_schedule().distribute("ji").divide(3).rotate("j"), "distribute ji");
     (void)run(dC, dA, dB, matmul_schedule().distribute("ij").divide(1LL << 40).rotate("ij"), "2^40 steps");
     // reorder: the local loop order changes messages and the leaf's loop
@@ -1012,7 +1160,7 @@ TEST(DistSchedules, MatmulFamily) {
         (void)run(dC, dA, dB, sch, "leaf " + l);
       }
       // B fetched once: rows before ko move the same bytes in more messages.
-      const auto b_once = matmul_schedule().distribute("ij").divide(2).communicate('B', 'j');
+      const auto b_once = matmul_schedule().distribute("ij").divide(2).communicate(1, 'j');
       const auto st_block = run(dC, dA, dB, b_once, "B once");
       const auto st_rows =
           run(dC, dA, dB, matmul_schedule(b_once).reorder({"ii", "ko", "ji", "ki"}), "B once, rows outside ko");
@@ -1033,7 +1181,7 @@ TEST(DistSchedules, MatmulFamily) {
       (void)run(dC, dA, dB, matmul_schedule::cannon(std::max(gx, gy)).reorder({"ii", "ko", "ki", "ji"}).blas(false),
                 "Cannon, rows outside ko");
       (void)run(dC, dA, dB,
-                matmul_schedule().distribute("ij").split(2).communicate('A', 'i').reorder({"ji", "ko", "ii", "ki"}),
+                matmul_schedule().distribute("ij").split(2).communicate(0, 'i').reorder({"ji", "ko", "ii", "ki"}),
                 "A once, columns outside ko");
     }
     // Inputs in other distributions (rows replicated along the grid's
@@ -1100,7 +1248,9 @@ TEST(DistSchedules, MatmulFamily) {
   if (plane.dims()[0] == plane.dims()[1]) expect_message([&] { cannon(dC, dA45, dA); }, "cannon: " + k_mismatch);
   expect_message([&] { matmul(dC, dA, dA45, matmul_schedule::summa()); },
                  "B's column count is 5 but C's column count is 4");
-  EXPECT_THROW((void)matmul_schedule().distribute("ix"), shape_error);
+  expect_message([&] { matmul(dC, dA, dA, matmul_schedule().distribute("ix")); },
+                 "matmul: the schedule distributes 'x', which is not a variable of the statement");
+  EXPECT_THROW((void)matmul_schedule().distribute("i1"), shape_error);
   EXPECT_THROW((void)matmul_schedule().distribute("ii"), shape_error);
   EXPECT_EQ(matmul_schedule().reorder({"ko", "ji", "ki", "ii"}).leaf_order(), "jki");
   EXPECT_EQ(matmul_schedule().reorder({"ii", "ko", "ki", "ji"}).leaf_order(), "ikj");
@@ -1110,7 +1260,10 @@ TEST(DistSchedules, MatmulFamily) {
     EXPECT_THROW((tensorlev::dist::detail::gemm_add<double, int>(2, 2, 2, a1, b1, c1, tensorlev::serial, "ikk", false)),
                  shape_error);
   }
-  EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji"}), shape_error);
+  expect_message([&] { matmul(dC, dA, dA, matmul_schedule::summa().reorder({"ko", "ii", "ji"})); },
+                 "matmul: reorder does not name the loop \"ki\"");
+  expect_message([&] { matmul(dC, dA, dA, matmul_schedule::summa().reorder({"jo", "ii", "ji", "ki"})); },
+                 "reorder names the step loop \"jo\", but the schedule divides 'k'");
   EXPECT_THROW((void)matmul_schedule().reorder({"ko", "ii", "ji", "ii"}), shape_error);
   EXPECT_THROW((void)matmul_schedule().reorder({"ki", "ko", "ii", "ji"}), shape_error);
   EXPECT_THROW((void)matmul_schedule().reorder({"io", "ko", "ii", "ji"}), shape_error);

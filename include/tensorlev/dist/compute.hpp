@@ -28,22 +28,37 @@
 ///   the machine dimensions of the distributed vars) mod steps.
 /// - `communicate(input, v)`: input number `input` (from 0) is fetched at
 ///   each step (v the divided variable) or once (v a distributed one).
-/// Each fetch takes, for every rank, the box of the input its block (or
-/// step) reads, from the nearest rank holding all of it (its own tile
-/// first, then a replicated copy) or in pieces from the owners; each rank
-/// runs the generated kernel on those boxes; partial outputs go to every
-/// rank holding the output entries they cover, where they are summed. So
-/// the same statement runs in any distributions of its tensors: when they
-/// match the schedule nothing moves (TTV, TTM and innerprod in §7.2), and
-/// when they do not the schedule moves what each block reads. Fetches are
-/// counted as all-to-all traffic (point-to-point messages) and partial
-/// outputs as reductions (`comm_stats`). A statement that is a matrix
+/// - `divide_at_splits(v)`: steps between the inputs' split points along
+///   v (SUMMA's k steps); `divide(n)` / `split(chunk)` without a variable
+///   divide the statement's one summed variable.
+/// - `reorder({"ko", "ii", "ji", "ki"})`: output variables whose loops come
+///   before the step loop tile the rank's block (each tile runs all steps
+///   and fetches its own boxes); the order of the "vi" loops is a
+///   generated matrix-product leaf's loop order. `blas(false)`: generated
+///   leaves even with a BLAS linked.
+/// Presets for C(i,j) = A(i,k) B(k,j): `summa()`, `cannon(q)`,
+/// `pumma(steps)`, `johnson()`, `two_point_five_d(q)`, `cosma(steps)`
+/// (matmul, summa and cannon in schedule.hpp run them).
+///
+/// This is the one dense engine. Each fetch (`detail::fetcher`) takes, for
+/// every rank, the box of the input its block (or step, or tile) reads,
+/// from the nearest rank whose tile or previously fetched box holds all of
+/// it (at equal distance the previous box wins: systolic shifts), or in
+/// pieces from the owners. When one rank sends the same box to every other
+/// rank of a grid axis the fetch is an MPI broadcast on that axis (SUMMA);
+/// a permutation along one axis is counted as shifts (Cannon); anything
+/// else as all-to-all traffic. Each rank runs its leaf on those boxes;
+/// partial outputs go to every rank holding the output entries they cover,
+/// where they are summed (`reduce`), or by MPI_Reduce along the machine
+/// dimension of the one distributed summed variable when the output sits
+/// on a face of it (Johnson, 2.5D). So the same statement runs in any
+/// distributions of its tensors: when they match the schedule nothing
+/// moves (TTV, TTM and innerprod in §7.2), and when they do not the
+/// schedule moves what each block reads. A statement that is a matrix
 /// product of its boxes (C = A B, TTM, TTV, matrix-vector: out = P Q,
 /// first input P R, second R Q) runs its leaf as one gemm (BLAS when
 /// linked, DISTAL §7.2.1); others run the generated kernel of the
-/// statement. The matrix product's own schedule
-/// (`matmul`, schedule.hpp) adds reorder, reuses the panel fetched at the
-/// previous step (systolic shifts) and runs axis broadcasts as such.
+/// statement.
 ///
 /// Every tensor is dense row-major (`dense_vector`, `dense_row_major`,
 /// `dense_tensor<N>`); the sparse distributed kernels are in kernels.hpp
@@ -51,6 +66,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -65,16 +81,23 @@
 
 namespace tensorlev::dist {
 
-/// A schedule for compute and reduce (see the file comment).
+/// A schedule for compute, reduce and matmul (see the file comment): the
+/// one schedule type of the dist engine. SUMMA, Cannon, PUMMA, Johnson,
+/// 2.5D and COSMA-style are presets of it for C(i,j) = A(i,k) B(k,j).
 class statement_schedule {
  public:
   /// Machine dimension m divides variable vars[m] into blocks.
   statement_schedule& distribute(std::string_view vars) {
-    for (std::size_t a = 0; a < vars.size(); ++a)
+    for (std::size_t a = 0; a < vars.size(); ++a) {
+      const char c = vars[a];
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+        throw shape_error(std::string("tensorlev::dist::statement_schedule::distribute: '") + c +
+                          "' is not a variable name (a letter)");
       for (std::size_t b = 0; b < a; ++b)
         if (vars[a] == vars[b])
           throw shape_error(std::string("tensorlev::dist::statement_schedule::distribute: '") + vars[a] +
                             "' is distributed twice");
+    }
     dist_.assign(vars.begin(), vars.end());
     return *this;
   }
@@ -86,9 +109,22 @@ class statement_schedule {
     step_var_ = var;
     return *this;
   }
+  /// divide of the statement's one summed variable (k of a matrix product).
+  statement_schedule& divide(long long n) { return divide(summed_var, n); }
   /// The rank's range of `var` runs in steps of `chunk` indices.
   statement_schedule& split(char var, long long chunk) {
     cut_.split(chunk, "tensorlev::dist::statement_schedule");
+    step_var_ = var;
+    return *this;
+  }
+  /// split of the statement's one summed variable.
+  statement_schedule& split(long long chunk) { return split(summed_var, chunk); }
+  /// The rank's range of `var` runs as steps between the split points of
+  /// the inputs' dimensions that `var` indexes (SUMMA's k steps at the
+  /// owners' block boundaries). matmul does this with k when the schedule
+  /// divides nothing.
+  statement_schedule& divide_at_splits(char var) {
+    cut_ = {};
     step_var_ = var;
     return *this;
   }
@@ -96,6 +132,16 @@ class statement_schedule {
   /// dimensions of the distributed `vars`) mod steps (DISTAL's rotate).
   statement_schedule& rotate(std::string_view vars) {
     rot_.assign(vars.begin(), vars.end());
+    return *this;
+  }
+  /// A char as the input (matmul's old letters 'A' / 'B') is refused at
+  /// compile time.
+  template <class C>
+    requires std::same_as<C, char>
+  statement_schedule& communicate(C, char) {
+    static_assert(!std::same_as<C, char>,
+                  "tensorlev::dist::statement_schedule::communicate: number the input from 0 (communicate(0, 'k') "
+                  "for A of C(i,j) = A(i,k) B(k,j)), not by letter");
     return *this;
   }
   /// Input `input` (counted from 0) is fetched at each step when `var` is
@@ -109,8 +155,81 @@ class statement_schedule {
     once_[input] = var;
     return *this;
   }
+  /// The order of the rank's local loops in DISTAL's names: "ko" is the
+  /// step loop of divided variable k, "vi" the rank's loop over variable
+  /// v (matmul's default is {"ko", "ii", "ji", "ki"}, DISTAL Fig. 12). The
+  /// distributed loops always stay outermost.
+  /// - Output variables placed before the step loop tile the rank's
+  ///   output block: with "ii" first each row of the block runs all the
+  ///   steps and fetches its own panels (more, smaller messages); with
+  ///   "ii" and "ji" first each component does.
+  /// - The order of the "vi" loops is the leaf's loop order when the leaf
+  ///   is a generated matrix product (no BLAS, or `blas(false)`).
+  /// The statement checks at run time that every variable is named (a
+  /// statement's variables are not known here).
+  statement_schedule& reorder(std::initializer_list<std::string_view> loops) {
+    const std::string fn = "tensorlev::dist::statement_schedule::reorder: ";
+    std::string order;
+    char outer = 0;
+    std::size_t outer_at = 0;
+    for (std::string_view l : loops) {
+      const bool name_ok = l.size() == 2 && (l[1] == 'o' || l[1] == 'i') &&
+                           ((l[0] >= 'a' && l[0] <= 'z') || (l[0] >= 'A' && l[0] <= 'Z'));
+      if (!name_ok)
+        throw shape_error(fn + "\"" + std::string(l) +
+                          "\" is not a local loop (name them \"ko\" for the steps of k and \"vi\" for variable v)");
+      if (l[1] == 'o') {
+        if (outer != 0)
+          throw shape_error(fn + "\"" + std::string(l) + "\" is not a local loop (only the divided variable has a "
+                                 "step loop; distributed loops always stay outermost)");
+        outer = l[0];
+        outer_at = order.size();
+        continue;
+      }
+      if (has(order, l[0])) throw shape_error(fn + "\"" + std::string(l) + "\" is named twice");
+      order += l[0];
+    }
+    if (outer != 0 && order.find(outer) != std::string::npos && order.find(outer) < outer_at)
+      throw shape_error(fn + "\"" + std::string(1, outer) + "i\" must come after \"" + std::string(1, outer) +
+                        "o\" (it iterates inside one step)");
+    leaf_ = order;
+    outer_ = outer;
+    tiles_ = order.substr(0, outer != 0 ? outer_at : 0);
+    reordered_ = true;
+    return *this;
+  }
+  /// Leaf products of float and double (and their complex) go to the BLAS
+  /// when one is linked (TENSORLEV_DIST_BLAS; the default), or to the
+  /// generated kernel in the reorder's loop order (`blas(false)`).
+  statement_schedule& blas(bool use) {
+    blas_ = use;
+    return *this;
+  }
+
+  // DISTAL Fig. 12 as presets for C(i,j) = A(i,k) B(k,j) (variables i, j,
+  // k; q: grid side; the grid is the tensors').
+  /// SUMMA on a 2D grid: k steps at the owners' block boundaries.
+  static statement_schedule summa() { return statement_schedule().distribute("ij").divide_at_splits('k'); }
+  /// Cannon on a q x q grid: q rotated steps (even cuts of k; `cannon()`
+  /// in schedule.hpp steps at the tensors' k splits instead).
+  static statement_schedule cannon(long long q) { return statement_schedule().distribute("ij").divide('k', q).rotate("ij"); }
+  /// PUMMA on a 2D grid: steps rotated by the row coordinate only (A is
+  /// broadcast along rows, B shifted along columns).
+  static statement_schedule pumma(long long steps) {
+    return statement_schedule().distribute("ij").divide('k', steps).rotate("i");
+  }
+  /// Johnson's 3D algorithm on a g x g x g grid: every rank one k block.
+  static statement_schedule johnson() { return statement_schedule().distribute("ijk"); }
+  /// Solomonik's 2.5D algorithm on a q x q x c grid: k split over the c
+  /// slices, Cannon (q rotated steps) within each slice, then a reduction.
+  static statement_schedule two_point_five_d(long long q) {
+    return statement_schedule().distribute("ijk").divide('k', q).rotate("ij");
+  }
+  /// COSMA-style: a 3D grid and n sequential steps of each rank's k block.
+  static statement_schedule cosma(long long steps) { return statement_schedule().distribute("ijk").divide('k', steps); }
 
   [[nodiscard]] const std::string& distributed() const noexcept { return dist_; }
+  /// The divided variable (0: none; `summed_var`: the statement's summed one).
   [[nodiscard]] char step_variable() const noexcept { return step_var_; }
   [[nodiscard]] long long parts() const noexcept { return cut_.parts; }
   [[nodiscard]] long long chunk() const noexcept { return cut_.chunk; }
@@ -120,9 +239,19 @@ class statement_schedule {
     return input < once_.size() ? once_[input] : 0;
   }
   [[nodiscard]] std::size_t communicate_entries() const noexcept { return once_.size(); }
+  /// The variables of the "vi" loops in reorder's order ("" until reorder).
+  [[nodiscard]] std::string_view leaf_order() const noexcept { return leaf_; }
+  /// The variables whose loops come before the step loop (output tiles).
+  [[nodiscard]] std::string_view tile_variables() const noexcept { return tiles_; }
+  /// The variable of reorder's step loop ("ko": 'k'; 0 when none named).
+  [[nodiscard]] char reorder_step_variable() const noexcept { return outer_; }
+  [[nodiscard]] bool reordered() const noexcept { return reordered_; }
+  [[nodiscard]] bool uses_blas() const noexcept { return blas_; }
   /// The most inputs communicate can name.
   static constexpr std::size_t max_inputs = 64;
-  /// A hash of every command (compute checks that every rank passed the same schedule).
+  /// step_variable() of divide(n) / split(chunk) without a variable.
+  static constexpr char summed_var = '#';
+  /// A hash of every command (the engine checks that every rank passed the same schedule).
   [[nodiscard]] unsigned long long hash() const noexcept {
     detail::value_hash h;
     for (char c : dist_) h.mix(c);
@@ -133,15 +262,31 @@ class statement_schedule {
     for (char c : rot_) h.mix(c);
     h.mix(-2);
     for (char c : once_) h.mix(c);
+    h.mix(-3);
+    for (char c : leaf_) h.mix(c);
+    h.mix(outer_);
+    h.mix(static_cast<long long>(tiles_.size()));
+    h.mix(reordered_);
+    h.mix(blas_);
     return h.h;
   }
 
  private:
+  static bool has(std::string_view s, char c) {
+    for (char x : s)
+      if (x == c) return true;
+    return false;
+  }
   std::string dist_;
   char step_var_ = 0;
   detail::step_cut cut_;
   std::string rot_;
   std::string once_;
+  std::string leaf_;
+  std::string tiles_;
+  char outer_ = 0;
+  bool reordered_ = false;
+  bool blas_ = true;
 };
 
 namespace detail {
@@ -207,54 +352,203 @@ std::pair<std::vector<boxn>, std::vector<bool>> tiles_of(const T& t, const std::
   return {std::move(tiles), std::move(owner)};
 }
 
-// Fetches, for every rank, the box `need[r]` of tensor t (dense
-// row-major), from the nearest rank whose tile holds all of it, or in
-// pieces from the owners. Returns this rank's box, row-major.
-template <class T>
-auto fetch_box(const T& t, const std::vector<boxn>& need, const std::vector<std::vector<long long>>& coords) {
-  using V = std::remove_const_t<typename std::remove_cvref_t<decltype(t.local().values())>::element_type>;
-  const machine_grid& g = t.grid();
-  const int p = g.size();
-  const auto [tile, owner] = tiles_of(t, coords);
-  std::vector<box_message> msgs;
-  for (int r = 0; r < p; ++r) {
-    const auto ur = static_cast<std::size_t>(r);
-    if (need[ur].empty()) continue;
-    int best = -1;
-    long long best_d = 0;
-    for (int s = 0; s < p; ++s) {
-      const auto us = static_cast<std::size_t>(s);
-      if (!tile[us].contains(need[ur])) continue;
-      const long long d = grid_distance(g, coords[us], coords[ur]);
-      if (best < 0 || d < best_d) {
-        best = s;
-        best_d = d;
+// The axis along which a and b differ, if they differ in exactly one coordinate.
+inline int single_axis(const machine_grid& g, int a, int b) {
+  const auto pa = g.coords_of(a);
+  const auto pb = g.coords_of(b);
+  int axis = -1;
+  for (std::size_t m = 0; m < pa.size(); ++m)
+    if (pa[m] != pb[m]) {
+      if (axis >= 0) return -1;
+      axis = static_cast<int>(m);
+    }
+  return axis;
+}
+
+struct message {
+  int src;
+  int dst;
+  boxn box;
+  bool from_held;  // from the sender's previous panel (else its tile)
+};
+
+// One input's fetches: every rank's tile, and the box each rank fetched
+// last (all known on every rank). fetch takes, for every rank, the box it
+// needs from the nearest rank whose tile or last fetched box holds all of
+// it, or in pieces from the owners; broadcasts along an axis run as such,
+// a permutation along one axis as shifts, anything else as all-to-all
+// traffic.
+template <class V>
+class fetcher {
+ public:
+  template <class T>
+  explicit fetcher(const T& t) : g_(t.grid()), tile_(static_cast<std::size_t>(g_.size())) {
+    const std::size_t n = t.dims().size();
+    for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), n);
+    held_.assign(static_cast<std::size_t>(g_.size()), boxn{n, {}, {}});
+    mine_ = t.local().values();  // the tile outlives the fetcher (both live in one engine call)
+    owner_.resize(static_cast<std::size_t>(g_.size()));
+    for (int r = 0; r < g_.size(); ++r) owner_[static_cast<std::size_t>(r)] = t.map().is_owner(g_.coords_of(r));
+  }
+
+  // Every rank's needed box (index = rank); returns this rank's panel.
+  const std::vector<V>& fetch(const std::vector<boxn>& need) {
+    const int me = g_.rank();
+    const int p = g_.size();
+    std::vector<message> msgs;
+    for (int r = 0; r < p; ++r) {
+      const boxn& b = need[static_cast<std::size_t>(r)];
+      if (b.empty()) continue;
+      // The nearest rank whose tile or last panel holds all of b.
+      int best = -1;
+      bool best_held = false;
+      long long best_d = 0;
+      for (int s = 0; s < p; ++s) {
+        const auto us = static_cast<std::size_t>(s);
+        const bool in_tile = tile_[us].contains(b);
+        const bool in_held = held_[us].contains(b);
+        if (!in_tile && !in_held) continue;
+        // Nearest first; at equal distance a panel fetched at the previous
+        // step beats a tile (the systolic choice: Cannon's shifts).
+        const long long d = grid_distance(g_, g_.coords_of(s), g_.coords_of(r));
+        const bool held_only = in_held && (!in_tile || d > 0);
+        if (best < 0 || d < best_d || (d == best_d && held_only && !best_held)) {
+          best = s;
+          best_d = d;
+          best_held = held_only;
+        }
+      }
+      if (best >= 0) {
+        msgs.push_back({best, r, b, best_held});
+        continue;
+      }
+      // Pieces from the owner copies of the tiles b overlaps.
+      for (int s = 0; s < p; ++s) {
+        const auto us = static_cast<std::size_t>(s);
+        if (!owner_[us]) continue;
+        const boxn piece = tile_[us].meet(b);
+        if (!piece.empty()) msgs.push_back({s, r, piece, false});
       }
     }
-    if (best >= 0) {
-      msgs.push_back({best, r, need[ur]});
-      continue;
+    // Every rank has the same list: a message too large for MPI is refused everywhere.
+    for (const message& m : msgs) (void)mpi_count(m.box.size(), "compute: a fetched box");
+    const boxn my_need = need[static_cast<std::size_t>(me)];
+    std::vector<V> out(static_cast<std::size_t>(my_need.size()));
+    // Local pieces.
+    for (const message& m : msgs)
+      if (m.src == me && m.dst == me) copy_from_self(m, out.data(), my_need);
+    std::erase_if(msgs, [](const message& m) { return m.src == m.dst; });
+    if (!msgs.empty()) {
+      const int axis = broadcast_axis(msgs);
+      if (axis >= 0) run_broadcasts(msgs, axis, out.data(), my_need);
+      else run_point_to_point(msgs, out.data(), my_need);
     }
-    for (int s = 0; s < p; ++s) {
-      const auto us = static_cast<std::size_t>(s);
-      if (!owner[us]) continue;
-      const boxn piece = tile[us].meet(need[ur]);
-      if (!piece.empty()) msgs.push_back({s, r, piece});
+    held_ = need;
+    last_.swap(out);
+    return last_;
+  }
+
+ private:
+  void copy_from_self(const message& m, V* out, const boxn& to) const {
+    if (m.from_held) copy_box(last_.data(), held_[static_cast<std::size_t>(m.src)], out, to, m.box);
+    else copy_box(mine_.data(), tile_[static_cast<std::size_t>(m.src)], out, to, m.box);
+  }
+  std::vector<V> pack_piece(const message& m) const {
+    std::vector<V> buf(static_cast<std::size_t>(m.box.size()));
+    copy_from_self(m, buf.data(), m.box);
+    return buf;
+  }
+
+  // The axis d if the messages are broadcasts along d: each (sender, box)
+  // reaches every other rank of the sender's d-axis, no sender receives,
+  // and nothing else moves.
+  int broadcast_axis(const std::vector<message>& msgs) const {
+    const int d = single_axis(g_, msgs.front().src, msgs.front().dst);
+    if (d < 0) return -1;
+    const int others = g_.dims()[static_cast<std::size_t>(d)] - 1;
+    std::vector<int> received(static_cast<std::size_t>(g_.size()), 0);
+    for (const message& m : msgs) {
+      if (single_axis(g_, m.src, m.dst) != d) return -1;
+      if (++received[static_cast<std::size_t>(m.dst)] > 1) return -1;
+      // A root only sends: with two ranks on the axis, a swap is a shift.
+      for (const message& o : msgs)
+        if (o.dst == m.src) return -1;
+      int same = 0;
+      for (const message& o : msgs) same += o.src == m.src && o.box == m.box && o.from_held == m.from_held ? 1 : 0;
+      if (same != others) return -1;
+    }
+    return d;
+  }
+
+  void run_broadcasts(const std::vector<message>& msgs, int axis, V* out, const boxn& my_need) {
+    const auto ua = static_cast<std::size_t>(axis);
+    const int me = g_.rank();
+    for (const message& m : msgs) {
+      const bool i_send = m.src == me;
+      const bool i_get = m.dst == me;
+      // One broadcast per sender, reached from the sender's first message
+      // or the receiver's only one.
+      bool first_of_sender = true;
+      for (const message& o : msgs) {
+        if (&o == &m) break;
+        if (o.src == m.src) first_of_sender = false;
+      }
+      if (!(i_get || (i_send && first_of_sender))) continue;
+      std::vector<V> buf = i_send ? pack_piece(m) : std::vector<V>(static_cast<std::size_t>(m.box.size()));
+      g_.broadcast(buf.data(), buf.size(), static_cast<int>(g_.coords_of(m.src)[ua]), g_.axis(ua));
+      if (i_get) copy_box(buf.data(), m.box, out, my_need, m.box);
     }
   }
-  // Every rank has the same list: a message too large for MPI is refused everywhere.
-  for (const box_message& m : msgs) (void)mpi_count(m.box.size(), "compute: a fetched box");
-  const int me = g.rank();
-  const boxn mine = need[static_cast<std::size_t>(me)];
-  std::vector<V> out(static_cast<std::size_t>(mine.size()));
-  const std::span<const V> held = t.local().values();
-  const boxn my_tile = tile[static_cast<std::size_t>(me)];
-  exchange_boxes<V>(g, msgs, held, my_tile, comm_kind::alltoall, 701,
-                    [&](const V* data, const boxn& data_box, const boxn& b) {
-                      copy_box(data, data_box, out.data(), mine, b);
-                    });
-  return out;
-}
+
+  void run_point_to_point(const std::vector<message>& msgs, V* out, const boxn& my_need) {
+    const int me = g_.rank();
+    // A permutation along one axis is a shift; anything else all-to-all traffic.
+    std::vector<int> sends(static_cast<std::size_t>(g_.size()), 0), recvs(static_cast<std::size_t>(g_.size()), 0);
+    const int axis0 = single_axis(g_, msgs.front().src, msgs.front().dst);
+    bool shift = axis0 >= 0;
+    for (const message& m : msgs) {
+      shift = shift && single_axis(g_, m.src, m.dst) == axis0 && ++sends[static_cast<std::size_t>(m.src)] == 1 &&
+              ++recvs[static_cast<std::size_t>(m.dst)] == 1;
+    }
+    const comm_kind kind = shift ? comm_kind::shift : comm_kind::alltoall;
+    std::vector<std::vector<V>> inbox;
+    std::vector<std::vector<V>> outbox;
+    std::vector<MPI_Request> reqs;
+    std::vector<const message*> incoming;
+    inbox.reserve(msgs.size());
+    outbox.reserve(msgs.size());
+    for (std::size_t q = 0; q < msgs.size(); ++q) {
+      const message& m = msgs[q];
+      const int tag = static_cast<int>(q % 30000);
+      if (m.dst == me) {
+        inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
+        incoming.push_back(&m);
+        reqs.emplace_back();
+        check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag,
+                            g_.comm(), &reqs.back()),
+                  "MPI_Irecv");
+        g_.stats().received(kind, m.box.size() * static_cast<long long>(sizeof(V)));
+      }
+      if (m.src == me) {
+        outbox.push_back(pack_piece(m));
+        reqs.emplace_back();
+        check_mpi(MPI_Isend(outbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.dst, tag,
+                            g_.comm(), &reqs.back()),
+                  "MPI_Isend");
+        g_.stats().sent(kind, m.box.size() * static_cast<long long>(sizeof(V)));
+      }
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    for (std::size_t q = 0; q < incoming.size(); ++q) copy_box(inbox[q].data(), incoming[q]->box, out, my_need, incoming[q]->box);
+  }
+
+  const machine_grid& g_;
+  std::vector<boxn> tile_;
+  std::vector<boxn> held_;
+  std::vector<bool> owner_;
+  std::span<const V> mine_;
+  std::vector<V> last_;
+};
 
 template <class V, std::size_t N, index_type I>
 tensor_view<const V, dense_tensor<N>, I> dense_view(const boxn& b, std::span<const V> data) {
@@ -303,6 +597,9 @@ struct statement_plan {
   std::vector<std::vector<std::array<long long, 2>>> steps;    // by rank: its steps of step_var
   std::vector<long long> shift;                                // by rank: rotation
   std::size_t nsteps = 0;                                      // the most steps of any rank
+  std::vector<std::size_t> tile_vars;                          // reorder: loops before the steps
+  std::vector<long long> tiles;                                // by rank: its tile count
+  long long ntiles = 1;                                        // the most tiles of any rank
   using ranges = std::vector<std::array<long long, 2>>;
   [[nodiscard]] static boxn project(const std::vector<std::size_t>& var_index, const ranges& rg) {
     boxn b{var_index.size(), {}, {}};
@@ -315,11 +612,22 @@ struct statement_plan {
   [[nodiscard]] boxn box(const std::vector<std::size_t>& var_index, std::size_t r) const {
     return project(var_index, range[r]);
   }
-  /// Whether rank r runs a step t.
-  [[nodiscard]] bool runs_step(std::size_t r, std::size_t t) const { return t < steps[r].size(); }
-  /// Rank r's variable ranges at step t (runs_step(r, t)).
-  [[nodiscard]] ranges at_step(std::size_t r, std::size_t t) const {
+  /// Whether rank r runs step t of tile u.
+  [[nodiscard]] bool runs_step(std::size_t r, long long u, std::size_t t) const {
+    return u < tiles[r] && t < steps[r].size();
+  }
+  /// Rank r's variable ranges at step t of tile u (runs_step(r, u, t)):
+  /// tile variables one index each (the first outermost), the divided
+  /// variable the step's (rotated) range.
+  [[nodiscard]] ranges at(std::size_t r, long long u, std::size_t t) const {
     ranges rg = range[r];
+    for (std::size_t q = tile_vars.size(); q-- > 0;) {
+      auto& x = rg[tile_vars[q]];
+      const long long n = x[1] - x[0];
+      x[0] += u % n;
+      x[1] = x[0] + 1;
+      u /= n;
+    }
     if (step_var != std::string::npos) {
       const auto n = static_cast<long long>(steps[r].size());
       rg[step_var] = steps[r][static_cast<std::size_t>((static_cast<long long>(t) + shift[r]) % n)];
@@ -338,11 +646,13 @@ struct statement_plan {
   }
 };
 
-// Variables, extents (checked across tensors) and every rank's block.
-// names/dims: the output's first when has_output.
+// Variables, extents (checked across tensors), every rank's block, steps
+// and tiles. names/dims: the output's first when has_output. step_splits:
+// the inputs' split points along the divided variable (divide_at_splits).
 inline statement_plan plan_statement(const char* fn, const machine_grid& g, const statement_schedule& s,
                                      const std::vector<std::string_view>& names,
-                                     const std::vector<const std::vector<long long>*>& dims, bool has_output) {
+                                     const std::vector<const std::vector<long long>*>& dims, bool has_output,
+                                     const std::vector<long long>& step_splits = {}) {
   const std::size_t inputs = names.size() - (has_output ? 1 : 0);
   statement_plan pl;
   const std::string where = std::string("tensorlev::dist::") + fn + ": ";
@@ -380,7 +690,18 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
     pl.range.push_back(std::move(rg));
   }
   // Sequential steps of one variable (divide / split), rotated per rank.
-  const char sv = s.step_variable();
+  char sv = s.step_variable();
+  if (pl.why.empty() && sv == statement_schedule::summed_var) {
+    // divide(n) / split(chunk) without a variable: the one summed variable.
+    std::string summed;
+    for (char v : pl.vars)
+      if (!has_output || names[0].find(v) == std::string_view::npos) summed += v;
+    if (summed.size() != 1)
+      pl.why = where + "divide or split without a variable needs a statement with one summed variable, not " +
+               std::to_string(summed.size()) + (summed.empty() ? "" : " (\"" + summed + "\")");
+    else
+      sv = summed[0];
+  }
   if (pl.why.empty() && sv != 0) {
     pl.step_var = pl.vars.find(sv);
     if (pl.step_var == std::string::npos)
@@ -400,14 +721,42 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
       pl.why = where + "communicate input " + std::to_string(t) + " at '" + v +
                "': name the divided variable (each step) or a distributed one (once)";
   }
+  // reorder: every variable's loop once, the step loop the divided variable's.
+  if (pl.why.empty() && s.reordered()) {
+    const std::string_view lo = s.leaf_order();
+    for (char v : pl.vars)
+      if (pl.why.empty() && lo.find(v) == std::string_view::npos)
+        pl.why = where + "reorder does not name the loop \"" + std::string(1, v) + "i\" (name every variable's loop)";
+    for (char v : lo)
+      if (pl.why.empty() && pl.vars.find(v) == std::string::npos)
+        pl.why = where + "reorder names \"" + std::string(1, v) + "i\", but '" + v +
+                 "' is not a variable of the statement";
+    const char ro = s.reorder_step_variable();
+    if (pl.why.empty() && ro != 0 && ro != sv)
+      pl.why = where + "reorder names the step loop \"" + std::string(1, ro) + "o\", but the schedule " +
+               (sv == 0 ? std::string("divides nothing") : "divides '" + std::string(1, sv) + "'");
+    for (char v : s.tile_variables()) {
+      if (!pl.why.empty()) break;
+      if (!has_output || names[0].find(v) == std::string_view::npos)
+        pl.why = where + "reorder puts \"" + std::string(1, v) + "i\" before the step loop, but only output " +
+                 "variables may tile the rank's block ('" + v + "' is summed)";
+      else
+        pl.tile_vars.push_back(pl.vars.find(v));
+    }
+  }
   for (int r = 0; r < p && pl.why.empty(); ++r) {
     std::vector<std::array<long long, 2>> st;
     const auto ur = static_cast<std::size_t>(r);
     if (!pl.runs(ur)) {
       pl.steps.push_back(st);
       pl.shift.push_back(0);
+      pl.tiles.push_back(0);
       continue;
     }
+    long long tiles = 1;
+    for (std::size_t v : pl.tile_vars) tiles *= pl.range[ur][v][1] - pl.range[ur][v][0];
+    pl.tiles.push_back(tiles);
+    pl.ntiles = std::max(pl.ntiles, tiles);
     if (pl.step_var == std::string::npos) {
       st.push_back({0, 0});  // one step; the ranges are not cut
     } else {
@@ -419,12 +768,19 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
           const auto b = block_bounds(rg[1] - rg[0], parts, q);
           st.push_back({rg[0] + b[0], rg[0] + b[1]});
         }
-      } else {
+      } else if (s.chunk() > 0) {
         for (long long k0 = rg[0]; k0 < rg[1];) {
-          const long long k1 = k0 + std::min(s.chunk(), rg[1] - k0);
+          const long long k1 = k0 + std::min(s.chunk(), rg[1] - k0);  // no overflow for huge chunks
           st.push_back({k0, k1});
           k0 = k1;
         }
+      } else {  // at the inputs' split points
+        std::vector<long long> pts{rg[0], rg[1]};
+        for (long long x : step_splits)
+          if (x > rg[0] && x < rg[1]) pts.push_back(x);
+        std::sort(pts.begin(), pts.end());
+        pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
+        for (std::size_t q = 0; q + 1 < pts.size(); ++q) st.push_back({pts[q], pts[q + 1]});
       }
     }
     long long shift = 0;
@@ -444,15 +800,39 @@ inline std::vector<boxn> needs(const statement_plan& pl, std::string_view s) {
   return need;
 }
 
+// The split points of the inputs' dimensions that variable v indexes
+// (divide_at_splits; empty when the schedule divides otherwise).
+template <fixed_string... In, class... T>
+std::vector<long long> step_splits(const statement_schedule& s, std::string_view out, const T&... in) {
+  std::vector<long long> pts;
+  if (s.step_variable() == 0 || s.parts() > 0 || s.chunk() > 0) return pts;
+  char v = s.step_variable();
+  if (v == statement_schedule::summed_var) {  // resolved as plan_statement does; it reports errors
+    std::string all;
+    ((all += In.view()), ...);
+    for (char c : all)
+      if (out.find(c) == std::string_view::npos) {
+        v = c;
+        break;
+      }
+  }
+  const auto add = [&](std::string_view names, const auto& t) {
+    for (std::size_t d = 0; d < names.size(); ++d)
+      if (names[d] == v) pts.insert(pts.end(), t.map().splits(d).begin(), t.map().splits(d).end());
+  };
+  (add(In.view(), in), ...);
+  return pts;
+}
+
 template <fixed_string S>
 struct names_tag {
   static constexpr auto value = S;
 };
 
-// For each step: fetches the inputs' boxes (in order, on every rank: per
-// step for an input that reads the divided variable, else once), and
-// calls run(product, ranges, spans) on the ranks that run the step, with
-// the product of the inputs' accesses over the step's boxes in local
+// For each tile and step: fetches the inputs' boxes (in order, on every
+// rank: per step for an input that reads the divided variable, else once),
+// and calls run(product, ranges, spans) on the ranks that run the step,
+// with the product of the inputs' accesses over the step's boxes in local
 // coordinates, the step's variable ranges and the inputs' step boxes
 // (row-major).
 template <fixed_string... In, class Run, class... T>
@@ -463,8 +843,8 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
   using I = typename T0::index_type;
   using names = std::tuple<names_tag<In>...>;
   constexpr std::size_t n = sizeof...(In);
-  const auto ins = std::forward_as_tuple(in...);
-  std::array<std::vector<V>, n> data;
+  std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(in)...};
+  std::array<const std::vector<V>*, n> data{};
   std::array<std::vector<V>, n> scratch;
   std::array<boxn, n> have{};
   std::array<bool, n> per_step{};
@@ -481,34 +861,38 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
   const std::size_t p = pl.range.size();
   // This step's slice of input q, in place when it is all of the fetched box.
   const auto slice = [&](std::size_t q, const boxn& want) -> std::span<const V> {
-    if (have[q] == want) return data[q];
+    if (have[q] == want) return *data[q];
     scratch[q].resize(static_cast<std::size_t>(want.size()));
-    copy_box(data[q].data(), have[q], scratch[q].data(), want, want);
+    copy_box(data[q]->data(), have[q], scratch[q].data(), want, want);
     return scratch[q];
   };
-  for (std::size_t step = 0; step < pl.nsteps; ++step) {
-    [&]<std::size_t... t>(std::index_sequence<t...>) {
-      const auto fetch = [&](std::size_t q, const auto& tensor) {
-        if (!per_step[q] && step > 0) return;
-        std::vector<boxn> need;
-        for (std::size_t r = 0; r < p; ++r) {
-          if (!pl.runs_step(r, per_step[q] ? step : 0)) need.push_back(boxn{ix[q].size(), {}, {}});
-          else need.push_back(per_step[q] ? statement_plan::project(ix[q], pl.at_step(r, step)) : pl.box(ix[q], r));
-        }
-        data[q] = fetch_box(tensor, need, pl.coords);
-        have[q] = need[me];
-      };
-      (fetch(t, std::get<t>(ins)), ...);
-      if (!pl.runs_step(me, step)) return;
-      const auto rg = pl.at_step(me, step);
-      const std::array<std::span<const V>, n> spans{slice(t, statement_plan::project(ix[t], rg))...};
-      run((access_of<std::tuple_element_t<t, names>::value>(
-               dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
-                   statement_plan::project(ix[t], rg), spans[t])) *
-           ...),
-          rg, spans);
-    }(std::make_index_sequence<n>{});
-  }
+  for (long long u = 0; u < pl.ntiles; ++u)
+    for (std::size_t step = 0; step < pl.nsteps; ++step) {
+      [&]<std::size_t... t>(std::index_sequence<t...>) {
+        const auto fetch = [&](std::size_t q, auto& f) {
+          if (!per_step[q] && (u > 0 || step > 0)) return;
+          std::vector<boxn> need;
+          for (std::size_t r = 0; r < p; ++r) {
+            if (per_step[q])
+              need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
+                                                      : boxn{ix[q].size(), {}, {}});
+            else
+              need.push_back(pl.runs_step(r, 0, 0) ? pl.box(ix[q], r) : boxn{ix[q].size(), {}, {}});
+          }
+          data[q] = &f.fetch(need);
+          have[q] = need[me];
+        };
+        (fetch(t, std::get<t>(fetchers)), ...);
+        if (!pl.runs_step(me, u, step)) return;
+        const auto rg = pl.at(me, u, step);
+        const std::array<std::span<const V>, n> spans{slice(t, statement_plan::project(ix[t], rg))...};
+        run((access_of<std::tuple_element_t<t, names>::value>(
+                 dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
+                     statement_plan::project(ix[t], rg), spans[t])) *
+             ...),
+            rg, spans);
+      }(std::make_index_sequence<n>{});
+    }
 }
 
 // A statement of the form Out = P Q, In0 = P R, In1 = R Q (P, Q, R
@@ -562,44 +946,111 @@ consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
 
 }  // namespace detail
 
-/// out(Out) = the product of in...(In), summed over the variables not in
-/// Out, as schedule s distributes it (see the file comment). Collective;
-/// out's previous values are replaced.
+namespace detail {
+
+// The leaf loop order of a matrix-product statement (gemm_rows_vars' np
+// rows) in gemm_add's letters (rows i, inner k, columns j) from reorder's
+// variable order; "" when none was given. Sets `why` when the order
+// interleaves the variables of two roles.
+inline std::string gemm_leaf_order(std::string_view order, std::string_view tiles, std::string_view out,
+                                   std::string_view in0, int np, std::string& why) {
+  const auto role = [&](char v) {
+    const auto at = out.find(v);
+    return at == std::string_view::npos ? 'k' : at < static_cast<std::size_t>(np) ? 'i' : 'j';
+  };
+  // Tile variables run one index per tile: only the loops inside count;
+  // roles with no such loop go first (extent 1), in the given order.
+  std::string roles, first;
+  for (char v : order) {
+    const char r = role(v);
+    if (tiles.find(v) == std::string_view::npos) {
+      if (roles.empty() || roles.back() != r) roles += r;
+    } else if (first.find(r) == std::string::npos) {
+      first += r;
+    }
+  }
+  std::string lead;
+  for (char r : first)
+    if (roles.find(r) == std::string::npos) lead += r;
+  roles = lead + roles;
+  for (char r : {'i', 'k', 'j'})
+    if (roles.find(r) == std::string::npos && !order.empty()) roles += r;
+  std::string sorted = roles;
+  std::sort(sorted.begin(), sorted.end());
+  if (!order.empty() && sorted != "ijk")
+    why = "reorder's loop order \"" + std::string(order) + "\" interleaves the rows, columns and inner variables " +
+          "of the matrix product \"" + std::string(out) + "\" = \"" + std::string(in0) + "\" x ...: keep each group " +
+          "together";
+  return order.empty() ? std::string() : roles;
+}
+
+// Whether sub-box b of a row-major array over `whole` is one contiguous
+// range (leading dimensions one index each, then one partial dimension,
+// then whole dimensions); sets its offset.
+inline bool contiguous_in(const boxn& b, const boxn& whole, long long& offset) {
+  std::size_t d = 0;
+  while (d < b.n && b.hi[d] - b.lo[d] == 1 && whole.hi[d] - whole.lo[d] != 1) ++d;
+  for (std::size_t e = d + 1; e < b.n; ++e)
+    if (b.lo[e] != whole.lo[e] || b.hi[e] != whole.hi[e]) return false;
+  offset = 0;
+  for (std::size_t e = 0; e < b.n; ++e) offset = offset * (whole.hi[e] - whole.lo[e]) + (b.lo[e] - whole.lo[e]);
+  return true;
+}
+
+// The engine: out(Out) = the product of in...(In) as schedule s says,
+// errors named after `fn` (compute, matmul, summa, cannon).
 template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
           class... DI>
-void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
-             const dist_tensor<V, FI, DI, I>&... in) {
-  detail::check_statement<Out, In...>(detail::type_tag<FO>{}, detail::type_tag<FI>{}...);
+void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+                   const dist_tensor<V, FI, DI, I>&... in) {
+  check_statement<Out, In...>(type_tag<FO>{}, type_tag<FI>{}...);
+  constexpr int np = gemm_rows_vars<Out, In...>();
   const machine_grid& g = out.grid();
-  std::string why = detail::same_grid("compute", g, in...);
-  detail::statement_plan pl;
+  std::string why = same_grid(fn, g, in...);
+  statement_plan pl;
+  std::string leaf;
   if (why.empty()) {
-    pl = detail::plan_statement("compute", g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true);
+    pl = plan_statement(fn, g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true,
+                        step_splits<In...>(s, Out.view(), in...));
     why = pl.why;
   }
+  // The leaf order matters where gemm_add generates the leaf (no BLAS,
+  // blas(false), or a value type the BLAS lacks).
+#if defined(TENSORLEV_DIST_BLAS)
+  constexpr bool blas_type = std::is_same_v<V, double> || std::is_same_v<V, float> ||
+                             std::is_same_v<V, std::complex<double>> || std::is_same_v<V, std::complex<float>>;
+#else
+  constexpr bool blas_type = false;
+#endif
+  if (why.empty() && s.reordered() && !(blas_type && s.uses_blas())) {
+    if constexpr (np >= 0) {
+      leaf = gemm_leaf_order(s.leaf_order(), s.tile_variables(), Out.view(), std::get<0>(std::tuple{In.view()...}),
+                             np, why);
+      if (!why.empty()) why = std::string("tensorlev::dist::") + fn + ": " + why;
+    }
+  }
   agree(g, why.empty(), why);
-  detail::agree_on_value(g, s.hash(), "tensorlev::dist::compute: the ranks passed different schedules");
+  agree_on_value(g, s.hash(), std::string("tensorlev::dist::") + fn + ": the ranks passed different schedules");
   const auto me = static_cast<std::size_t>(g.rank());
   const auto out_ix = pl.indices(Out.view());
-  const std::vector<detail::boxn> part = detail::needs(pl, Out.view());  // each rank's partial output box
+  const std::vector<boxn> part = needs(pl, Out.view());  // each rank's partial output box
   std::vector<V> partial(static_cast<std::size_t>(part[me].size()), V{});
   using view = tensor_view<V, dense_tensor<Out.view().size()>, I>;
-  const auto view_over = [](const detail::boxn& b, std::span<V> data) {
+  const auto view_over = [](const boxn& b, std::span<V> data) {
     return [&]<std::size_t... d>(std::index_sequence<d...>) {
       return view({static_cast<I>(b.hi[d] - b.lo[d])...},
                   typename view::level_tuple(dense_level<I>(static_cast<I>(b.hi[d] - b.lo[d]))...), data);
     }(std::make_index_sequence<Out.view().size()>{});
   };
   std::vector<V> step_out;
-  detail::stepped_products<In...>(
+  stepped_products<In...>(
       pl, s, me,
-      [&](const auto& product, const detail::statement_plan::ranges& rg, const auto& spans) {
-        const detail::boxn sb = detail::statement_plan::project(out_ix, rg);
-        // The leaf: a matrix product of the boxes (BLAS when linked) when
-        // the statement has that shape (GEMM, TTM, TTV), else the
-        // generated kernel of the statement.
-        const auto leaf = [&](std::span<V> dst) {
-          constexpr int np = detail::gemm_rows_vars<Out, In...>();
+      [&](const auto& product, const statement_plan::ranges& rg, const auto& spans) {
+        const boxn sb = statement_plan::project(out_ix, rg);
+        // The leaf: a matrix product of the boxes (BLAS when linked and
+        // not turned off) when the statement has that shape (GEMM, TTM,
+        // TTV), else the generated kernel of the statement.
+        const auto leaf_into = [&](std::span<V> dst) {
           if constexpr (np >= 0) {
             long long ext[3] = {1, 1, 1};  // rows, inner, columns
             constexpr std::string_view o = Out.view();
@@ -614,48 +1065,125 @@ void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement
             }
             constexpr long long imax = std::numeric_limits<I>::max();
             if (ext[0] <= imax && ext[1] <= imax && ext[2] <= imax) {
-              detail::gemm_add<V, I>(static_cast<I>(ext[0]), static_cast<I>(ext[1]), static_cast<I>(ext[2]), spans[0],
-                                     spans[1], dst, ex);
+              gemm_add<V, I>(static_cast<I>(ext[0]), static_cast<I>(ext[1]), static_cast<I>(ext[2]), spans[0],
+                             spans[1], dst, ex, leaf, s.uses_blas());
               return;
             }
           }
-          compute_add(ex, detail::access_of<Out>(view_over(sb, dst)), product);
+          compute_add(ex, access_of<Out>(view_over(sb, dst)), product);
         };
-        if (sb == part[me]) {  // the step writes all of the partial (the divided variable is summed)
-          leaf(std::span<V>(partial));
+        long long offset = 0;
+        if (contiguous_in(sb, part[me], offset)) {  // in place (the whole partial, or rows of it)
+          leaf_into(std::span<V>(partial).subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(sb.size())));
           return;
         }
         step_out.assign(static_cast<std::size_t>(sb.size()), V{});
-        leaf(std::span<V>(step_out));
-        detail::for_each_run(sb, part[me], sb, [&](long long of, long long ot, long long len) {
+        leaf_into(std::span<V>(step_out));
+        for_each_run(sb, part[me], sb, [&](long long of, long long ot, long long len) {
           for (long long q = 0; q < len; ++q)
             partial[static_cast<std::size_t>(ot + q)] += step_out[static_cast<std::size_t>(of + q)];
         });
       },
       in...);
-  // Partials to every rank holding output entries they cover, summed there.
-  const auto [otile, oowner] = detail::tiles_of(out, pl.coords);
+  const auto [otile, oowner] = tiles_of(out, pl.coords);
   (void)oowner;
-  std::vector<detail::box_message> msgs;
+  auto ov = out.local().values();
   const int p = g.size();
+  // A reduction along the machine dimension of the one distributed summed
+  // variable onto a face that holds the output block for block (Johnson,
+  // 2.5D).
+  int mk = -1;
+  int summed_dims = 0;
+  for (std::size_t m = 0; m < s.distributed().size(); ++m)
+    if (Out.view().find(s.distributed()[m]) == std::string_view::npos) {
+      mk = static_cast<int>(m);
+      ++summed_dims;
+    }
+  if (summed_dims == 1) {
+    const machine_dim& md = DO::statement().machine[static_cast<std::size_t>(mk)];
+    bool face = DO::levels == 1 && md.kind == machine_dim_kind::fixed;
+    // Every rank's partial is the one of the face rank it reduces onto
+    // (equal counts for MPI_Reduce: a rank whose block of the summed
+    // variable is empty has an empty partial, and then messages go).
+    for (int r = 0; r < p && face; ++r) {
+      const auto ur = static_cast<std::size_t>(r);
+      const bool on_face = pl.coords[ur][static_cast<std::size_t>(mk)] == md.fixed;
+      std::vector<long long> fc = pl.coords[ur];
+      fc[static_cast<std::size_t>(mk)] = md.fixed;
+      face = (on_face ? otile[ur] == part[ur] : otile[ur].empty()) &&
+             part[ur] == part[static_cast<std::size_t>(g.rank_of(fc))];
+    }
+    if (face) {
+      g.reduce_sum(partial.data(), partial.size(), static_cast<int>(md.fixed), g.axis(static_cast<std::size_t>(mk)));
+      if (out.holds()) std::copy(partial.begin(), partial.end(), ov.begin());
+      return;
+    }
+  }
+  // Otherwise partials go to every rank holding output entries they cover,
+  // summed there (in place where a rank computes its own block).
+  std::vector<box_message> msgs;
   for (int r = 0; r < p; ++r)
     for (int h = 0; h < p; ++h) {
-      const detail::boxn piece = part[static_cast<std::size_t>(r)].meet(otile[static_cast<std::size_t>(h)]);
+      const boxn piece = part[static_cast<std::size_t>(r)].meet(otile[static_cast<std::size_t>(h)]);
       if (!piece.empty()) msgs.push_back({r, h, piece});
     }
   for (const auto& m : msgs) (void)mpi_count(m.box.size(), "compute: a partial output");
-  auto ov = out.local().values();
   std::fill(ov.begin(), ov.end(), V{});
-  const detail::boxn my_out = otile[me];
+  const boxn my_out = otile[me];
   // Summed in the order of the sending ranks on every holder, so the
   // copies of a replicated output agree bit for bit.
-  detail::exchange_boxes<V>(g, msgs, std::span<const V>(partial), part[me], comm_kind::reduce, 702,
-                            [&](const V* src, const detail::boxn& from, const detail::boxn& b) {
-                              detail::for_each_run(from, my_out, b, [&](long long of, long long ot, long long run) {
-                                for (long long q = 0; q < run; ++q)
-                                  ov[static_cast<std::size_t>(ot + q)] += src[of + q];
-                              });
-                            });
+  exchange_boxes<V>(g, msgs, std::span<const V>(partial), part[me], comm_kind::reduce, 702,
+                    [&](const V* src, const boxn& from, const boxn& b) {
+                      for_each_run(from, my_out, b, [&](long long of, long long ot, long long run) {
+                        for (long long q = 0; q < run; ++q) ov[static_cast<std::size_t>(ot + q)] += src[of + q];
+                      });
+                    });
+}
+
+}  // namespace detail
+
+/// out(Out) = the product of in...(In), summed over the variables not in
+/// Out, as schedule s distributes it (see the file comment). Collective;
+/// out's previous values are replaced (out may also be an input).
+template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
+          class... DI>
+void compute(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+             const dist_tensor<V, FI, DI, I>&... in) {
+  detail::run_statement<Out, In...>("compute", ex, out, s, in...);
+}
+
+namespace detail {
+template <char... C>
+inline constexpr char chars_of[sizeof...(C) + 1] = {C..., '\0'};
+template <char... C>
+inline constexpr fixed_string<sizeof...(C) + 1> string_of{chars_of<C...>};
+template <class A>
+struct access_string;
+template <class T, char... C>
+struct access_string<dist_access<T, C...>> {
+  static constexpr auto value = string_of<C...>;
+};
+}  // namespace detail
+
+/// Runs a statement in index notation, `C(i,j) = A(i,k) * B(k,j)` over
+/// dist_tensors, as schedule s says: the engine's statement, the same as
+/// `compute<"ij", "ik", "kj">(ex, C, s, A, B)`. The index variables'
+/// names are the schedule's variable names (`distribute("ij")`). Also
+/// built from einsum strings: `einsum_statement<"ik,kj->ij">(C, A, B)`.
+template <class T, char... OC, class R>
+void compute(const executor& ex, const dist_assignment<dist_access<T, OC...>, R>& st, const statement_schedule& s) {
+  const auto ops = detail::dist_factors(st.rhs);
+  using ops_t = std::remove_const_t<decltype(ops)>;
+  [&]<std::size_t... q>(std::index_sequence<q...>) {
+    detail::run_statement<detail::string_of<OC...>, detail::access_string<std::tuple_element_t<q, ops_t>>::value...>(
+        "compute", ex, *st.out.tensor, s, *std::get<q>(ops).tensor...);
+  }(std::make_index_sequence<std::tuple_size_v<ops_t>>{});
+}
+
+/// The statement on the serial executor inside each rank.
+template <class T, char... OC, class R>
+void compute(const dist_assignment<dist_access<T, OC...>, R>& st, const statement_schedule& s) {
+  compute(serial, st, s);
 }
 
 /// compute on the serial executor inside each rank.

@@ -237,6 +237,27 @@ void einsum_compute(Out& out, const In&... in) {
   }(std::index_sequence_for<In...>{});
 }
 
+/// The einsum as an index-notation statement without running it: for
+/// dist_tensors, the same `dist_assignment` as writing the accesses out
+/// (`einsum_statement<"ik,kj->ij">(C, A, B)` is `C(i,j) = A(i,k) * B(k,j)`),
+/// which `dist::compute(statement, schedule)` runs on the engine. The
+/// string is checked at compile time, the orders of the tensors too.
+template <fixed_string S, class Out, class... In>
+auto einsum_statement(Out& out, const In&... in) {
+  using E = einsum<S>;
+  constexpr einsum_spec e = E::spec;
+  static_assert(sizeof...(In) == e.ninputs,
+                "tensorlev::dist::einsum_statement: one tensor per input of the einsum string");
+  static_assert(detail::einsum_order<std::remove_cvref_t<Out>>() == e.output_order,
+                "tensorlev::dist::einsum_statement: the output's order must match the einsum's output indices");
+  return [&]<std::size_t... K>(std::index_sequence<K...>) {
+    static_assert(((detail::einsum_order<std::remove_cvref_t<In>>() == e.input_order[K]) && ...),
+                  "tensorlev::dist::einsum_statement: each input's order must match its indices in the einsum string");
+    return detail::einsum_output<S>(out, std::make_index_sequence<e.output_order>{}) =
+               (detail::einsum_access<S, K>(in, std::make_index_sequence<e.input_order[K]>{}) * ...);
+  }(std::index_sequence_for<In...>{});
+}
+
 // ---- contraction order ------------------------------------------------------------
 
 /// One binary contraction: the inputs below each side (masks over the

@@ -8,17 +8,10 @@
 ///   (`"xy->x"`, any sparse or dense format) and x, y in blocks (`"x->x"`)
 ///   on a 1D grid. x is all-gathered (the replicated operand, SuperTaco's
 ///   row-blocked SpMV); nothing else moves.
-/// - `summa(C, A, B)`: C(i,j) = A(i,k) B(k,j), all three dense 2D tilings
-///   (`"xy->xy"`) on a 2D grid of any shape. For each k interval of the
-///   merged split points, the owner column broadcasts its A panel along
-///   grid rows and the owner row its B panel along grid columns (DISTAL
-///   Fig. 12: `communicate(A, jo)`, `communicate({B, C}, ko)`).
-/// - `cannon(C, A, B)`: the same product on a square q x q grid: an
-///   initial skew, then q local products separated by q - 1 shifts of A
-///   (left) and B (up) (DISTAL's `rotate`). Every message goes to a grid
-///   neighbour: the skew of row r is min(r, q - r) single-step shifts the
-///   shorter way round (a schedule's Cannon instead fetches each skewed
-///   block from its owner in one message).
+/// - The dense products (`summa`, `cannon`, `matmul`) are presets of the
+///   one engine in compute.hpp and schedule.hpp; this file holds the
+///   leaf product they share (`detail::gemm_add`) and the fixed-schedule
+///   sparse kernels.
 ///
 /// Every kernel checks that the tensors' distributions fit together and
 /// throws shape_error on every rank when they do not.
@@ -313,140 +306,5 @@ class ghost_spmv {
   std::vector<V> send_;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
 };
-
-/// SUMMA: C(i,j) = A(i,k) B(k,j) on a 2D grid, all dense tiles (C's old
-/// values are replaced; C must not be A or B). A's rows must be split as
-/// C's rows and B's columns as C's columns; A's columns and B's rows may
-/// be split differently (k steps over the merged points).
-template <class V, class DC, class DA, class DB, index_type I>
-void summa(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
-           const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
-  static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
-                "tensorlev::dist::summa: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
-  const machine_grid& g = C.grid();
-  std::string why = detail::same_grid("summa", g, A, B);
-  if (why.empty()) why = detail::product_shapes("summa", C, A, B);
-  if (why.empty() && (static_cast<const void*>(&C) == static_cast<const void*>(&A) ||
-                      static_cast<const void*>(&C) == static_cast<const void*>(&B)))
-    why = "tensorlev::dist::summa: C must not be A or B (later steps read tiles that C overwrites)";
-  if (why.empty()) {
-    why = detail::same_splits("summa", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
-    if (why.empty())
-      why = detail::same_splits("summa", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
-  }
-  agree(g, why.empty(), why);
-  std::fill(C.local().values().begin(), C.local().values().end(), V{});
-  // k intervals: the union of A's column and B's row split points.
-  std::vector<long long> ks = A.map().splits(1);
-  ks.insert(ks.end(), B.map().splits(0).begin(), B.map().splits(0).end());
-  std::sort(ks.begin(), ks.end());
-  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-  const auto owner = [](const std::vector<long long>& s, long long k) {
-    return static_cast<int>(std::upper_bound(s.begin(), s.end(), k) - s.begin()) - 1;
-  };
-  const I rows = C.local().dimension(0);
-  const I cols = C.local().dimension(1);
-  const int my_col = g.coords()[1];
-  const int my_row = g.coords()[0];
-  std::vector<V> a_panel;
-  std::vector<V> b_panel;
-  for (std::size_t s = 0; s + 1 < ks.size(); ++s) {
-    const long long k0 = ks[s];
-    const I w = static_cast<I>(ks[s + 1] - k0);
-    if (w == 0) continue;
-    // A(:, k0:k1) from the column of ranks holding it, along grid rows.
-    const int a_root = owner(A.map().splits(1), k0);
-    a_panel.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(w), V{});
-    if (my_col == a_root) {
-      const auto av = A.local().values();
-      const I acols = A.local().dimension(1);
-      const long long c0 = k0 - A.offset(1);
-      for (I r = 0; r < rows; ++r)
-        std::copy_n(av.begin() + static_cast<std::ptrdiff_t>(r * static_cast<long long>(acols) + c0), w,
-                    a_panel.begin() + static_cast<std::ptrdiff_t>(r * static_cast<long long>(w)));
-    }
-    g.broadcast_along(a_panel.data(), a_panel.size(), a_root, 1);
-    // B(k0:k1, :) from the row of ranks holding it, along grid columns.
-    const int b_root = owner(B.map().splits(0), k0);
-    b_panel.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(cols), V{});
-    if (my_row == b_root) {
-      const auto bv = B.local().values();
-      const long long r0 = k0 - B.offset(0);
-      std::copy_n(bv.begin() + static_cast<std::ptrdiff_t>(r0 * static_cast<long long>(cols)), b_panel.size(),
-                  b_panel.begin());
-    }
-    g.broadcast_along(b_panel.data(), b_panel.size(), b_root, 0);
-    detail::gemm_add<V, I>(rows, w, cols, a_panel, b_panel, C.local().values(), ex);
-  }
-}
-
-/// Cannon's algorithm on a square q x q grid, all dense tiles with A's
-/// column splits equal to B's row splits (C's old values are replaced; C
-/// may be A or B).
-template <class V, class DC, class DA, class DB, index_type I>
-void cannon(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dense_row_major, DA, I>& A,
-            const dist_tensor<V, dense_row_major, DB, I>& B, const executor& ex = serial) {
-  static_assert(tiles_v<DA> && tiles_v<DB> && tiles_v<DC>,
-                "tensorlev::dist::cannon: A, B and C must be distributed in 2D tiles (\"xy->xy\")");
-  const machine_grid& g = C.grid();
-  std::string why = detail::same_grid("cannon", g, A, B);
-  if (why.empty() && g.dims()[0] != g.dims()[1])
-    why = "tensorlev::dist::cannon: needs a square grid, not " + g.shape_string();
-  if (why.empty()) why = detail::product_shapes("cannon", C, A, B);
-  if (why.empty()) {
-    why = detail::same_splits("cannon", "A's rows", A.map().splits(0), "C's rows", C.map().splits(0));
-    if (why.empty())
-      why = detail::same_splits("cannon", "B's columns", B.map().splits(1), "C's columns", C.map().splits(1));
-    if (why.empty())
-      why = detail::same_splits("cannon", "A's columns", A.map().splits(1), "B's rows", B.map().splits(0));
-  }
-  agree(g, why.empty(), why);
-  const int q = g.dims()[0];
-  const int r = g.coords()[0];
-  const int c = g.coords()[1];
-  const auto& ks = A.map().splits(1);
-  const auto kw = [&](int kk) {  // width of k block kk
-    return static_cast<I>(ks[static_cast<std::size_t>(kk) + 1] - ks[static_cast<std::size_t>(kk)]);
-  };
-  const I rows = C.local().dimension(0);
-  const I cols = C.local().dimension(1);
-  const auto mod = [q](int v) { return ((v % q) + q) % q; };
-  // Current blocks: A(r, ka) and B(kb, c), kb = ka after the skew.
-  std::vector<V> a(A.local().values().begin(), A.local().values().end());
-  std::vector<V> b(B.local().values().begin(), B.local().values().end());
-  std::fill(C.local().values().begin(), C.local().values().end(), V{});  // after the copies: C may be A or B
-  int ka = c;
-  int kb = r;
-  std::vector<V> next;
-  // Moves the blocks of one grid axis `by` places toward lower coordinates
-  // (the block at coordinate x + by arrives at x), in single-step shifts
-  // to a neighbour, the shorter way round the ring.
-  const auto rotate = [&](std::vector<V>& buf, int& kk, int by, int me, MPI_Comm comm, auto block_size) {
-    by = mod(by);
-    const bool down = by <= q - by;  // toward lower coordinates
-    const int steps = down ? by : q - by;
-    const int step = down ? 1 : -1;
-    for (int t = 0; t < steps; ++t) {
-      const int kk_next = mod(kk + step);
-      next.assign(block_size(kk_next), V{});
-      g.shift(buf.data(), buf.size(), mod(me - step), next.data(), next.size(), mod(me + step), comm);
-      buf.swap(next);
-      kk = kk_next;
-    }
-  };
-  const auto a_size = [&](int kk) { return static_cast<std::size_t>(rows) * static_cast<std::size_t>(kw(kk)); };
-  const auto b_size = [&](int kk) { return static_cast<std::size_t>(kw(kk)) * static_cast<std::size_t>(cols); };
-  MPI_Comm row_comm = g.axis(1);  // rank in it = column coordinate
-  MPI_Comm col_comm = g.axis(0);  // rank in it = row coordinate
-  // Skew: rank (r, c) ends with A(r, c + r) and B(r + c, c).
-  rotate(a, ka, r, c, row_comm, a_size);
-  rotate(b, kb, c, r, col_comm, b_size);
-  for (int s = 0; s < q; ++s) {
-    detail::gemm_add<V, I>(rows, kw(ka), cols, a, b, C.local().values(), ex);
-    if (s + 1 == q) break;
-    rotate(a, ka, 1, c, row_comm, a_size);  // A one place left
-    rotate(b, kb, 1, r, col_comm, b_size);  // B one place up
-  }
-}
 
 }  // namespace tensorlev::dist

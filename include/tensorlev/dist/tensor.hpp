@@ -22,6 +22,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -106,6 +108,88 @@ void agree_on_map(const machine_grid& g, const distribution_map<D>& m, const cha
 }
 }  // namespace detail
 
+// Index notation over distributed tensors: `C(i,j) = A(i,k) * B(k,j)`
+// builds a dist_assignment, which dist::compute (compute.hpp) runs as the
+// engine's statement under a schedule. Only products of accesses are
+// distributed statements (the engine's leaf is their product).
+template <class T, char... C>
+struct dist_access;
+template <class... A>
+struct dist_product {
+  std::tuple<A...> ops;
+};
+template <class Out, class Rhs>
+struct dist_assignment {
+  Out out;
+  Rhs rhs;
+};
+namespace detail {
+template <class T>
+struct is_dist_operand : std::false_type {};
+template <class T, char... C>
+struct is_dist_operand<dist_access<T, C...>> : std::true_type {};
+template <class... A>
+struct is_dist_operand<dist_product<A...>> : std::true_type {};
+template <class T>
+inline constexpr bool dist_operand_v = is_dist_operand<std::remove_cvref_t<T>>::value;
+template <class T>
+auto dist_factors(const T& a) {
+  if constexpr (requires { a.ops; }) return a.ops;
+  else return std::tuple<T>(a);
+}
+template <class T>
+inline constexpr bool no_dist_sums_v = false;  // a dependent false for static_assert
+}  // namespace detail
+/// `t(i, j, ...)` of a dist_tensor (T const for an input): points to t.
+template <class T, char... C>
+struct dist_access {
+  T* tensor;
+  // NOLINTNEXTLINE(google-explicit-constructor): t(i, j) returns {this}
+  constexpr dist_access(T* t) noexcept : tensor(t) {}
+  constexpr dist_access(const dist_access&) noexcept = default;
+  /// out(...) = rhs (a product of accesses, or one access).
+  template <class R>
+  dist_assignment<dist_access, R> operator=(const R& rhs) const {
+    static_assert(!std::is_const_v<T>, "tensorlev::dist: the output of a statement must not be const");
+    static_assert(detail::dist_operand_v<R>,
+                  "tensorlev::dist: the right-hand side of a distributed statement is a product of dist_tensor "
+                  "accesses, e.g. C(i,j) = A(i,k) * B(k,j)");
+    return {*this, rhs};
+  }
+  dist_assignment<dist_access, dist_access> operator=(const dist_access& rhs) const {  // a copy statement
+    return operator= <dist_access>(rhs);
+  }
+};
+/// The product of accesses (and products of them).
+template <class L, class R>
+  requires(detail::dist_operand_v<L> && detail::dist_operand_v<R>)
+auto operator*(const L& l, const R& r) {
+  return std::apply([](const auto&... f) { return dist_product<std::remove_cvref_t<decltype(f)>...>{{f...}}; },
+                    std::tuple_cat(detail::dist_factors(l), detail::dist_factors(r)));
+}
+/// Sums, differences and negation of accesses: a readable error.
+template <class L, class R>
+  requires(detail::dist_operand_v<L> || detail::dist_operand_v<R>)
+void operator+(const L&, const R&) {
+  static_assert(detail::no_dist_sums_v<L>,
+                "tensorlev::dist: a distributed statement is a product of accesses (C(i,j) = A(i,k) * B(k,j)); "
+                "sums, differences and negation run as separate statements");
+}
+template <class L, class R>
+  requires(detail::dist_operand_v<L> || detail::dist_operand_v<R>)
+void operator-(const L&, const R&) {
+  static_assert(detail::no_dist_sums_v<L>,
+                "tensorlev::dist: a distributed statement is a product of accesses (C(i,j) = A(i,k) * B(k,j)); "
+                "sums, differences and negation run as separate statements");
+}
+template <class L>
+  requires(detail::dist_operand_v<L>)
+void operator-(const L&) {
+  static_assert(detail::no_dist_sums_v<L>,
+                "tensorlev::dist: a distributed statement is a product of accesses (C(i,j) = A(i,k) * B(k,j)); "
+                "sums, differences and negation run as separate statements");
+}
+
 /// A rank's piece of a distributed tensor of value type V in format F,
 /// placed by distribution D on a machine grid.
 template <class V, format_type F, class D, index_type I = std::int32_t>
@@ -160,6 +244,18 @@ class dist_tensor {
   /// Whether this rank's piece is the copy that gather reads (broadcast
   /// copies other than index 0 are not).
   [[nodiscard]] bool owner() const { return holds() && map_.is_owner(grid_->coord_vector()); }
+  /// `t(i, j, ...)`: an access in index notation, for dist::compute's
+  /// statements (C(i,j) = A(i,k) * B(k,j)); one variable per dimension.
+  template <char... C>
+  [[nodiscard]] dist_access<dist_tensor, C...> operator()(index_var<C>...) {
+    static_assert(sizeof...(C) == order, "tensorlev::dist: access a dist_tensor with one index variable per dimension");
+    return {this};
+  }
+  template <char... C>
+  [[nodiscard]] dist_access<const dist_tensor, C...> operator()(index_var<C>...) const {
+    static_assert(sizeof...(C) == order, "tensorlev::dist: access a dist_tensor with one index variable per dimension");
+    return {this};
+  }
 
  private:
   const machine_grid* grid_;
