@@ -1036,6 +1036,136 @@ TEST(DistStatements, IndexNotationAndEinsumStrings) {
   }
 }
 
+// Sparse inputs under the engine: each rank's own piece, never moved, the
+// leaf the generated kernel over it. SpMV with j split (a distributed
+// reduction), TTM with l split, MTTKRP with j and k split, in every sparse
+// format as input (and dense, the same statement); checked against the
+// single-node statement and a byte model (only partial outputs move).
+TEST(DistStatements, SparseInputsStayInPlace) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  const int gy = plane.dims()[1];
+  const bool p0 = plane.rank() == 0;
+  const bool c0 = cube.rank() == 0;
+  const auto poison = [](auto& t) { std::fill(t.local().values().begin(), t.local().values().end(), -1.0); };
+  for (std::array<int, 3> d : {std::array<int, 3>{6, 5, 4}, {9, 7, 3}, {1, 3, 1}, {4, 1, 5}, {0, 3, 2}, {5, 0, 3}}) {
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    const auto A = random_matrix<coo>(d[0], d[1], 0.5, 61u + static_cast<unsigned>(d[0]));
+    const auto x = random_vector(d[1], 62);
+    tensor<double, dense_vector> y_want({d[0]});
+    y_want(i) = A(i, j) * x(j);
+    const auto X = random_tensor3<coo_tensor<3>>(d, 0.4, 63u + static_cast<unsigned>(d[1]));
+    const auto U = random_matrix<dense_row_major>(d[2], 3, 1.0, 64);
+    tensor<double, dense_tensor<3>> ttm_want({d[0], d[1], 3});
+    ttm_want(i, j, l) = X(i, j, k) * U(k, l);
+    const auto Bm = random_matrix<dense_row_major>(d[1], 3, 1.0, 65);
+    tensor<double, dense_row_major> mt_want({d[0], 3});
+    mt_want(i, l) = X(i, j, k) * Bm(j, l) * U(k, l);
+    const auto dx = distribute<dense_vector>(plane, distribution_map<distribution<"x->*x">>({d[1]}, plane.extents()),
+                                             p0 ? &x : nullptr);
+    auto dy = distribute<dense_vector>(plane, distribution_map<distribution<"x->x*">>({d[0]}, plane.extents()),
+                                       p0 ? &y_want : nullptr);
+    const auto dU = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->*y">>({d[2], 3}, plane.extents()),
+                                                p0 ? &U : nullptr);
+    auto dY = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xz">>({d[0], d[1], 3}, plane.extents()),
+                                          p0 ? &ttm_want : nullptr);
+    const auto cB = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->*x*">>({d[1], 3}, cube.extents()),
+                                                c0 ? &Bm : nullptr);
+    const auto cU = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->**x">>({d[2], 3}, cube.extents()),
+                                                c0 ? &U : nullptr);
+    auto cM = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->x**">>({d[0], 3}, cube.extents()),
+                                          c0 ? &mt_want : nullptr);
+    const auto spmv_in = [&]<class F>(std::type_identity<F>) {
+      const auto dA = distribute<F>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                    p0 ? &A : nullptr);
+      const std::string f = std::string(F::name) + " ";
+      poison(dy);
+      plane.stats().reset();
+      compute(dy(i) = dA(i, j) * dx(j), statement_schedule().distribute("ij"));
+      if (dy.holds()) {  // every copy of y's rows (replicated along the grid's rows)
+        const auto yv = dy.local().values();
+        for (std::size_t q = 0; q < yv.size(); ++q)
+          EXPECT_EQ(yv[q], y_want.values()[static_cast<std::size_t>(dy.offset(0)) + q]) << "SpMV, j split, A " << f << what;
+      }
+      // Only the partial y moves: from each rank that runs a block to the
+      // other gy - 1 holders of its rows.
+      const auto ib = block_bounds(d[0], plane.dims()[0], plane.coords()[0]);
+      const auto jb = block_bounds(d[1], gy, plane.coords()[1]);
+      const bool runs = ib[1] > ib[0] && jb[1] > jb[0];
+      EXPECT_EQ(plane.stats().total().bytes_sent, runs ? (gy - 1) * (ib[1] - ib[0]) * 8 : 0) << "SpMV, A " << f << what;
+      EXPECT_TRUE(only_kinds(plane.stats(), {comm_kind::reduce})) << what;
+      // A reduction of the same statement.
+      const double ip = reduce<"ij", "j">(statement_schedule().distribute("ij"), dA, dx);
+      double ip_want = 0;
+      for (double v : y_want.values()) ip_want += v;
+      EXPECT_EQ(ip, ip_want) << "sum of A x, A " << f << what;
+    };
+    spmv_in(std::type_identity<csr>{});
+    spmv_in(std::type_identity<csc>{});
+    spmv_in(std::type_identity<dcsr>{});
+    spmv_in(std::type_identity<coo>{});
+    spmv_in(std::type_identity<dense_row_major>{});
+    const auto tensor_in = [&]<class F>(std::type_identity<F>) {
+      const std::string f = std::string(F::name) + " ";
+      // TTM with l split: X in i blocks replicated along the grid's second
+      // dimension, U's columns and Y's l in blocks along it: nothing moves.
+      const auto tX = distribute<F>(plane, distribution_map<distribution<"xyz->x*">>({d[0], d[1], d[2]}, plane.extents()),
+                                    p0 ? &X : nullptr);
+      poison(dY);
+      plane.stats().reset();
+      compute(dY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il"));
+      EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTM moves nothing, X " << f << what;
+      expect_gathered<dense_tensor<3>>(dY, ttm_want, "TTM, l split, X " + f + what);
+      // MTTKRP with j and k split: partial rows to the holders of M's rows.
+      const auto cX = distribute<F>(cube, distribution_map<distribution<"xyz->xyz">>({d[0], d[1], d[2]}, cube.extents()),
+                                    c0 ? &X : nullptr);
+      poison(cM);
+      cube.stats().reset();
+      compute(cM(i, l) = cX(i, j, k) * cB(j, l) * cU(k, l), statement_schedule().distribute("ijk"));
+      const comm_stats st = cube.stats();
+      expect_gathered<dense_row_major>(cM, mt_want, "MTTKRP, j and k split, X " + f + what);
+      bool runs = true;
+      for (std::size_t m = 0; m < 3; ++m) {
+        const auto b = block_bounds(d[m], cube.dims()[m], cube.coords()[m]);
+        runs = runs && b[1] > b[0];
+      }
+      const auto ib = block_bounds(d[0], cube.dims()[0], cube.coords()[0]);
+      const long long others = static_cast<long long>(cube.dims()[1]) * cube.dims()[2] - 1;
+      EXPECT_TRUE(only_kinds(st, {comm_kind::reduce})) << what;
+      EXPECT_EQ(st.total().bytes_sent, runs ? others * (ib[1] - ib[0]) * 3 * 8 : 0)
+          << "MTTKRP moves partial rows only, X " << f << what;
+    };
+    tensor_in(std::type_identity<coo_tensor<3>>{});
+    tensor_in(std::type_identity<csf>{});
+    tensor_in(std::type_identity<dense_tensor<3>>{});
+  }
+  // A sparse piece that the schedule would have to move is refused, on
+  // every rank, naming the input and the boxes.
+  const auto A = random_matrix<csr>(6, 5, 0.5, 71);
+  const auto x = random_vector(5, 72);
+  const auto lA = distribute<csr>(line, distribution_map<distribution<"xy->x">>({6, 5}, line.extents()),
+                                  line.rank() == 0 ? &A : nullptr);
+  const auto lx = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({5}, line.extents()),
+                                           line.rank() == 0 ? &x : nullptr);
+  tensor<double, dense_vector> y0({6});
+  auto ly = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({6}, line.extents()),
+                                     line.rank() == 0 ? &y0 : nullptr);
+  if (line.size() > 1) {
+    expect_message([&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("j")); },
+                   "compute: input 0 (\"ij\") is sparse and is not moved: rank 0's block reads [0:6, 0:");
+  }
+  expect_message([&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i").divide('j', 2)); },
+                 "input 0 (\"ij\") is sparse and is not moved: the schedule may not divide its variable 'j'");
+  expect_message(
+      [&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i").divide(2).reorder({"ii", "jo", "ji"})); },
+      "input 0 (\"ij\") is sparse and is not moved: the schedule may not tile its variable 'i'");
+  compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i"));
+  tensor<double, dense_vector> y_want({6});
+  y_want(i) = A(i, j) * x(j);
+  expect_gathered<dense_vector>(ly, y_want, "SpMV, row blocks on a line");
+}
+
 // The local leaf product: BLAS (when the build found one) and the
 // generated kernel (any other value type) agree.
 TEST(DistKernels, LeafProduct) {

@@ -60,9 +60,16 @@
 /// linked, DISTAL §7.2.1); others run the generated kernel of the
 /// statement.
 ///
-/// Every tensor is dense row-major (`dense_vector`, `dense_row_major`,
-/// `dense_tensor<N>`); the sparse distributed kernels are in kernels.hpp
-/// and algorithms.hpp.
+/// The output is dense row-major (`dense_vector`, `dense_row_major`,
+/// `dense_tensor<N>`). Inputs may be in any format: a sparse input is
+/// never moved, so the schedule must give each rank that runs a block
+/// exactly its own piece of it (its variables distributed as the
+/// schedule distributes them, none divided or tiled; checked on every
+/// rank), and the leaf is the generated kernel over that piece and the
+/// dense boxes (SpMV and SpMM with the reduction split, TTM, MTTKRP with a
+/// distributed reduction). The fixed-schedule sparse kernels (row-blocked
+/// SpMV with a ghost exchange and the like) are in kernels.hpp and
+/// algorithms.hpp.
 
 #include <algorithm>
 #include <array>
@@ -844,6 +851,8 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
   using names = std::tuple<names_tag<In>...>;
   constexpr std::size_t n = sizeof...(In);
   std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(in)...};
+  const auto ins = std::forward_as_tuple(in...);
+  constexpr std::array<bool, n> dense{row_major_dense_v<typename T::format_type>...};
   std::array<const std::vector<V>*, n> data{};
   std::array<std::vector<V>, n> scratch;
   std::array<boxn, n> have{};
@@ -882,15 +891,24 @@ void stepped_products(const statement_plan& pl, const statement_schedule& s, std
           data[q] = &f.fetch(need);
           have[q] = need[me];
         };
-        (fetch(t, std::get<t>(fetchers)), ...);
+        ((dense[t] ? fetch(t, std::get<t>(fetchers)) : void()), ...);
         if (!pl.runs_step(me, u, step)) return;
         const auto rg = pl.at(me, u, step);
-        const std::array<std::span<const V>, n> spans{slice(t, statement_plan::project(ix[t], rg))...};
-        run((access_of<std::tuple_element_t<t, names>::value>(
-                 dense_view<V, std::tuple_element_t<t, names>::value.view().size(), I>(
-                     statement_plan::project(ix[t], rg), spans[t])) *
-             ...),
-            rg, spans);
+        const std::array<std::span<const V>, n> spans{
+            (dense[t] ? slice(t, statement_plan::project(ix[t], rg)) : std::span<const V>())...};
+        // A dense input's view over its step box; a sparse input is its own
+        // piece (the plan checked that its box is the rank's whole piece).
+        const auto operand = [&]<std::size_t q>(std::integral_constant<std::size_t, q>) -> decltype(auto) {
+          using Tq = std::tuple_element_t<q, std::tuple<T...>>;
+          constexpr auto S = std::tuple_element_t<q, names>::value;
+          if constexpr (row_major_dense_v<typename Tq::format_type>)
+            return dense_view<V, S.view().size(), I>(statement_plan::project(ix[q], rg), spans[q]);
+          else
+            return std::get<q>(ins).local();
+        };
+        std::tuple<decltype(operand(std::integral_constant<std::size_t, t>{}))...> operands{
+            operand(std::integral_constant<std::size_t, t>{})...};
+        run((access_of<std::tuple_element_t<t, names>::value>(std::get<t>(operands)) * ...), rg, spans);
       }(std::make_index_sequence<n>{});
     }
 }
@@ -937,9 +955,9 @@ consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
                 "tensorlev::dist::compute: an input's variable string must name one variable per dimension");
   static_assert(Out.view().size() == FO::order,
                 "tensorlev::dist::compute: the output's variable string must name one variable per dimension");
-  static_assert(row_major_dense_v<FO> && (row_major_dense_v<FI> && ...),
-                "tensorlev::dist::compute: every tensor must be dense row-major (dense_vector, dense_row_major, "
-                "dense_tensor<N>)");
+  static_assert(row_major_dense_v<FO>,
+                "tensorlev::dist::compute: the output must be dense row-major (dense_vector, dense_row_major, "
+                "dense_tensor<N>); inputs may be sparse");
   static_assert(well_formed_statement<Out, In...>(),
                 "tensorlev::dist::compute: the output's variables must be distinct and each read by an input");
 }
@@ -997,6 +1015,43 @@ inline bool contiguous_in(const boxn& b, const boxn& whole, long long& offset) {
   return true;
 }
 
+// Sparse inputs are not moved: "" when every rank that runs a block reads
+// exactly its own piece of each (no step or tile over their variables),
+// else which input and rank do not.
+template <fixed_string... In, class... T>
+std::string sparse_inputs_stay(const char* fn, const statement_plan& pl, const T&... in) {
+  std::string why;
+  std::size_t q = 0;
+  const auto box_string = [](const boxn& b) {
+    std::string str = "[";
+    for (std::size_t d = 0; d < b.n; ++d)
+      str += (d ? ", " : "") + std::to_string(b.lo[d]) + ":" + std::to_string(b.hi[d]);
+    return str + "]";
+  };
+  const auto check = [&](std::string_view names, const auto& t) {
+    using Tq = std::remove_cvref_t<decltype(t)>;
+    if constexpr (!row_major_dense_v<typename Tq::format_type>) {
+      const auto ix = pl.indices(names);
+      const std::string where = std::string("tensorlev::dist::") + fn + ": input " + std::to_string(q) + " (\"" +
+                                std::string(names) + "\") is sparse and is not moved: ";
+      for (std::size_t v : ix) {
+        const bool tiled = std::find(pl.tile_vars.begin(), pl.tile_vars.end(), v) != pl.tile_vars.end();
+        if (why.empty() && (v == pl.step_var || tiled))
+          why = where + "the schedule may not " + (tiled ? "tile" : "divide") + " its variable '" + pl.vars[v] + "'";
+      }
+      const auto tiles = tiles_of(t, pl.coords).first;
+      for (std::size_t r = 0; r < pl.range.size() && why.empty(); ++r)
+        if (pl.runs(r) && !(pl.box(ix, r) == tiles[r]))
+          why = where + "rank " + std::to_string(r) + "'s block reads " + box_string(pl.box(ix, r)) +
+                " of it but holds " + (tiles[r].empty() ? std::string("nothing") : box_string(tiles[r])) +
+                " (distribute it as the schedule distributes its variables)";
+    }
+    ++q;
+  };
+  (check(In.view(), in), ...);
+  return why;
+}
+
 // The engine: out(Out) = the product of in...(In) as schedule s says,
 // errors named after `fn` (compute, matmul, summa, cannon).
 template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
@@ -1004,7 +1059,9 @@ template <fixed_string Out, fixed_string... In, class V, format_type FO, class D
 void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
                    const dist_tensor<V, FI, DI, I>&... in) {
   check_statement<Out, In...>(type_tag<FO>{}, type_tag<FI>{}...);
-  constexpr int np = gemm_rows_vars<Out, In...>();
+  // A matrix product of dense boxes goes to gemm_add (sparse inputs run
+  // the generated kernel).
+  constexpr int np = (row_major_dense_v<FI> && ...) ? gemm_rows_vars<Out, In...>() : -1;
   const machine_grid& g = out.grid();
   std::string why = same_grid(fn, g, in...);
   statement_plan pl;
@@ -1014,6 +1071,7 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
                         step_splits<In...>(s, Out.view(), in...));
     why = pl.why;
   }
+  if (why.empty()) why = sparse_inputs_stay<In...>(fn, pl, in...);
   // The leaf order matters where gemm_add generates the leaf (no BLAS,
   // blas(false), or a value type the BLAS lacks).
 #if defined(TENSORLEV_DIST_BLAS)
@@ -1203,9 +1261,6 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
                 "reduce<\"ijk\", \"ijk\">(schedule, B, C)");
   static_assert(((In.view().size() == FI::order) && ...),
                 "tensorlev::dist::reduce: an input's variable string must name one variable per dimension");
-  static_assert((detail::row_major_dense_v<FI> && ...),
-                "tensorlev::dist::reduce: every tensor must be dense row-major (dense_vector, dense_row_major, "
-                "dense_tensor<N>)");
   const machine_grid& g = std::get<0>(std::forward_as_tuple(in...)).grid();
   std::string why = detail::same_grid("reduce", g, in...);
   detail::statement_plan pl;
@@ -1213,6 +1268,7 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
     pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...}, false);
     why = pl.why;
   }
+  if (why.empty()) why = detail::sparse_inputs_stay<In...>("reduce", pl, in...);
   agree(g, why.empty(), why);
   detail::agree_on_value(g, s.hash(), "tensorlev::dist::reduce: the ranks passed different schedules");
   V v{};
