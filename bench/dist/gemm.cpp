@@ -116,8 +116,9 @@ struct problem {
 
 // summa and cannon are presets of the engine (matmul with SUMMA's and
 // Cannon's schedules); notation is SUMMA written as C(i,j) = A(i,k) * B(k,j);
-// summa_statement is the string form with q equal k steps.
-enum class impl { summa, cannon, notation, summa_statement, scalapack, einsum };
+// summa_statement is the string form with q equal k steps; summa_blocks is
+// SUMMA with whole blocks as panels (no 128-wide cap).
+enum class impl { summa, summa_blocks, cannon, notation, summa_statement, scalapack, einsum };
 
 // The einsum: checked on 64 entries of each rank's block, then timed
 // without planning and building the inputs (compute_seconds).
@@ -174,6 +175,7 @@ void run(benchmark::State& state, impl which) {
   const auto once = [&] {
     switch (which) {
       case impl::summa: td::summa(*p.C, *p.A, *p.B); break;
+      case impl::summa_blocks: td::matmul(*p.C, *p.A, *p.B, td::statement_schedule::summa(0)); break;
       case impl::cannon: td::cannon(*p.C, *p.A, *p.B); break;
       case impl::notation: {
         using namespace tensorlev::indices;
@@ -212,7 +214,8 @@ void args(benchmark::internal::Benchmark* b) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  for (auto [name, which] : {std::pair{"dist_gemm/summa", impl::summa}, {"dist_gemm/cannon", impl::cannon},
+  for (auto [name, which] : {std::pair{"dist_gemm/summa", impl::summa}, {"dist_gemm/summa_blocks", impl::summa_blocks},
+                             {"dist_gemm/cannon", impl::cannon},
                              {"dist_gemm/notation", impl::notation},
                              {"dist_gemm/summa_statement", impl::summa_statement},
                              {"dist_gemm/scalapack", impl::scalapack}, {"dist_gemm/einsum", impl::einsum}})

@@ -1214,6 +1214,7 @@ TEST(DistKernels, ProductsReplaceAndAliasing) {
   expect_message([&] { matmul(dY, dY, dB, matmul_schedule::summa().communicate(0, 'x')); },
                  "matmul: communicate input 0 at 'x': name the divided variable");
   EXPECT_THROW((void)matmul_schedule().communicate(64, 'i'), shape_error);
+  EXPECT_THROW((void)matmul_schedule().divide_at_splits('k', -1), shape_error);
 }
 
 // The schedules of DISTAL Fig. 12 through matmul: every result against the
@@ -1251,6 +1252,16 @@ TEST(DistSchedules, MatmulFamily) {
     // SUMMA: only broadcasts, the same bytes as the hand-written kernel.
     const auto st_summa = run(dC, dA, dB, matmul_schedule::summa(), "SUMMA schedule");
     EXPECT_TRUE(only_kinds(st_summa, {comm_kind::broadcast})) << what;
+    // Narrower panels: the same broadcast bytes in at least as many messages.
+    const auto st_panel = run(dC, dA, dB, matmul_schedule::summa(2), "SUMMA, panels of 2");
+    EXPECT_TRUE(only_kinds(st_panel, {comm_kind::broadcast})) << what;
+    EXPECT_EQ(st_panel[comm_kind::broadcast].bytes_received, st_summa[comm_kind::broadcast].bytes_received) << what;
+    EXPECT_GE(st_panel[comm_kind::broadcast].messages_received, st_summa[comm_kind::broadcast].messages_received) << what;
+    if (kd > 2 * std::max(gx, gy) && m >= gx && n >= gy && plane.size() > 1) {
+      long long more[2] = {st_panel.total().messages_received, st_summa.total().messages_received};
+      MPI_Allreduce(MPI_IN_PLACE, more, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+      EXPECT_GT(more[0], more[1]) << "panels of 2 cut the blocks " << what;
+    }
     if (gx == gy) {
       const auto st_cannon = run(dC, dA, dB, matmul_schedule::cannon(gx), "Cannon schedule");
       const bool whole = m >= gx && n >= gy && kd >= gx;  // every rank a C block, every step an index

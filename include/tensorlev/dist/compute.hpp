@@ -130,9 +130,16 @@ class statement_schedule {
   /// the inputs' dimensions that `var` indexes (SUMMA's k steps at the
   /// owners' block boundaries). matmul does this with k when the schedule
   /// divides nothing.
-  statement_schedule& divide_at_splits(char var) {
+  /// With `max_width` > 0, a step between two split points wider than it
+  /// is cut into near-equal steps of at most `max_width` indices (SUMMA's
+  /// panel width: each step still reads one owner's block, and smaller
+  /// steps let the ranks' broadcasts and products interleave).
+  statement_schedule& divide_at_splits(char var, long long max_width = 0) {
+    if (max_width < 0)
+      throw shape_error("tensorlev::dist::statement_schedule::divide_at_splits: width " + std::to_string(max_width));
     cut_ = {};
     step_var_ = var;
+    panel_ = max_width;
     return *this;
   }
   /// Step t runs the rank's step (t + its coordinates on the machine
@@ -215,8 +222,13 @@ class statement_schedule {
 
   // DISTAL Fig. 12 as presets for C(i,j) = A(i,k) B(k,j) (variables i, j,
   // k; q: grid side; the grid is the tensors').
-  /// SUMMA on a 2D grid: k steps at the owners' block boundaries.
-  static statement_schedule summa() { return statement_schedule().distribute("ij").divide_at_splits('k'); }
+  /// SUMMA's default panel width (Elemental's default block size).
+  static constexpr long long summa_panel = 128;
+  /// SUMMA on a 2D grid: k steps at the owners' block boundaries, at most
+  /// `panel` wide (0: whole blocks).
+  static statement_schedule summa(long long panel = summa_panel) {
+    return statement_schedule().distribute("ij").divide_at_splits('k', panel);
+  }
   /// Cannon on a q x q grid: q rotated steps (even cuts of k; `cannon()`
   /// in schedule.hpp steps at the tensors' k splits instead).
   static statement_schedule cannon(long long q) { return statement_schedule().distribute("ij").divide('k', q).rotate("ij"); }
@@ -240,6 +252,8 @@ class statement_schedule {
   [[nodiscard]] char step_variable() const noexcept { return step_var_; }
   [[nodiscard]] long long parts() const noexcept { return cut_.parts; }
   [[nodiscard]] long long chunk() const noexcept { return cut_.chunk; }
+  /// divide_at_splits' widest step (0: no limit).
+  [[nodiscard]] long long panel_width() const noexcept { return panel_; }
   [[nodiscard]] const std::string& rotated_by() const noexcept { return rot_; }
   /// The variable input `input` is communicated under (0: the default).
   [[nodiscard]] char communicated_at(std::size_t input) const noexcept {
@@ -275,6 +289,7 @@ class statement_schedule {
     h.mix(static_cast<long long>(tiles_.size()));
     h.mix(reordered_);
     h.mix(blas_);
+    h.mix(panel_);
     return h.h;
   }
 
@@ -294,6 +309,7 @@ class statement_schedule {
   char outer_ = 0;
   bool reordered_ = false;
   bool blas_ = true;
+  long long panel_ = 0;
 };
 
 namespace detail {
@@ -787,7 +803,14 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
           if (x > rg[0] && x < rg[1]) pts.push_back(x);
         std::sort(pts.begin(), pts.end());
         pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
-        for (std::size_t q = 0; q + 1 < pts.size(); ++q) st.push_back({pts[q], pts[q + 1]});
+        for (std::size_t q = 0; q + 1 < pts.size(); ++q) {
+          const long long w = pts[q + 1] - pts[q];
+          const long long parts = s.panel_width() > 0 ? (w + s.panel_width() - 1) / s.panel_width() : 1;
+          for (long long c = 0; c < parts; ++c) {
+            const auto b = block_bounds(w, parts, c);
+            st.push_back({pts[q] + b[0], pts[q] + b[1]});
+          }
+        }
       }
     }
     long long shift = 0;
@@ -1114,11 +1137,11 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
             constexpr std::string_view o = Out.view();
             constexpr std::string_view a = std::get<0>(std::tuple{In.view()...});
             for (std::size_t q = 0; q < o.size(); ++q) {
-              const auto& r = rg[pl.vars.find(o[q])];
+              const auto& r = rg.at(pl.vars.find(o[q]));
               ext[q < static_cast<std::size_t>(np) ? 0 : 2] *= r[1] - r[0];
             }
             for (std::size_t q = static_cast<std::size_t>(np); q < a.size(); ++q) {
-              const auto& r = rg[pl.vars.find(a[q])];
+              const auto& r = rg.at(pl.vars.find(a[q]));
               ext[1] *= r[1] - r[0];
             }
             constexpr long long imax = std::numeric_limits<I>::max();

@@ -13,8 +13,9 @@
 ///     cannon(C, A, B);   // matmul with statement_schedule::cannon(q) on a q x q grid
 ///
 /// matmul is `compute<"ij", "ik", "kj">` with two defaults: a schedule that
-/// divides nothing runs k in steps at A's column and B's row split points
-/// (SUMMA's steps), and errors name matmul and the shapes of A, B and C.
+/// divides nothing runs k in steps at A's column and B's row split points,
+/// at most `statement_schedule::summa_panel` (128) wide (SUMMA's steps),
+/// and errors name matmul and the shapes of A, B and C.
 /// How data moves follows from the schedule (see compute.hpp): each fetch
 /// takes every rank's box from the nearest rank holding it (its own tile,
 /// a replicated copy, or the box it fetched at the previous step), so
@@ -54,7 +55,8 @@ void matmul(dist_tensor<V, dense_row_major, DC, I>& C, const dist_tensor<V, dens
     return;
   }
   statement_schedule at_splits = s;  // SUMMA's k steps
-  detail::run_statement<"ij", "ik", "kj">(fn, ex, C, at_splits.divide_at_splits('k'), A, B);
+  detail::run_statement<"ij", "ik", "kj">(fn, ex, C, at_splits.divide_at_splits('k', statement_schedule::summa_panel),
+                                         A, B);
 }
 
 /// SUMMA: matmul with `statement_schedule::summa()` on a 2D grid of
