@@ -1062,6 +1062,12 @@ TEST(DistStatements, SparseInputsStayInPlace) {
     const auto Bm = random_matrix<dense_row_major>(d[1], 3, 1.0, 65);
     tensor<double, dense_row_major> mt_want({d[0], 3});
     mt_want(i, l) = X(i, j, k) * Bm(j, l) * U(k, l);
+    tensor<double, dense_row_major> spmm_want({d[0], 3});
+    spmm_want(i, l) = A(i, j) * Bm(j, l);
+    const auto dBs = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->*x">>({d[1], 3}, plane.extents()),
+                                                 p0 ? &Bm : nullptr);
+    auto dCs = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->x*">>({d[0], 3}, plane.extents()),
+                                           p0 ? &spmm_want : nullptr);
     const auto dx = distribute<dense_vector>(plane, distribution_map<distribution<"x->*x">>({d[1]}, plane.extents()),
                                              p0 ? &x : nullptr);
     auto dy = distribute<dense_vector>(plane, distribution_map<distribution<"x->x*">>({d[0]}, plane.extents()),
@@ -1095,6 +1101,10 @@ TEST(DistStatements, SparseInputsStayInPlace) {
       const bool runs = ib[1] > ib[0] && jb[1] > jb[0];
       EXPECT_EQ(plane.stats().total().bytes_sent, runs ? (gy - 1) * (ib[1] - ib[0]) * 8 : 0) << "SpMV, A " << f << what;
       EXPECT_TRUE(only_kinds(plane.stats(), {comm_kind::reduce})) << what;
+      // SpMM with j split: C's rows summed like y's.
+      poison(dCs);
+      compute(dCs(i, l) = dA(i, j) * dBs(j, l), statement_schedule().distribute("ij"));
+      expect_gathered<dense_row_major>(dCs, spmm_want, "SpMM, j split, A " + f + what);
       // A reduction of the same statement.
       const double ip = reduce<"ij", "j">(statement_schedule().distribute("ij"), dA, dx);
       double ip_want = 0;
@@ -1117,6 +1127,11 @@ TEST(DistStatements, SparseInputsStayInPlace) {
       compute(dY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il"));
       EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTM moves nothing, X " << f << what;
       expect_gathered<dense_tensor<3>>(dY, ttm_want, "TTM, l split, X " + f + what);
+      // Steps over a variable the sparse piece lacks: the piece is read at
+      // every step, U's and Y's boxes are the step's.
+      poison(dY);
+      compute(dY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il").divide('l', 2));
+      expect_gathered<dense_tensor<3>>(dY, ttm_want, "TTM, l split and in 2 steps, X " + f + what);
       // MTTKRP with j and k split: partial rows to the holders of M's rows.
       const auto cX = distribute<F>(cube, distribution_map<distribution<"xyz->xyz">>({d[0], d[1], d[2]}, cube.extents()),
                                     c0 ? &X : nullptr);
@@ -1153,13 +1168,13 @@ TEST(DistStatements, SparseInputsStayInPlace) {
                                      line.rank() == 0 ? &y0 : nullptr);
   if (line.size() > 1) {
     expect_message([&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("j")); },
-                   "compute: input 0 (\"ij\") is sparse and is not moved: rank 0's block reads [0:6, 0:");
+                   "compute: input 0 (\"ij\") is not dense row-major and is not moved: rank 0's block reads [0:6, 0:");
   }
   expect_message([&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i").divide('j', 2)); },
-                 "input 0 (\"ij\") is sparse and is not moved: the schedule may not divide its variable 'j'");
+                 "input 0 (\"ij\") is not dense row-major and is not moved: the schedule may not divide its variable 'j'");
   expect_message(
       [&] { compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i").divide(2).reorder({"ii", "jo", "ji"})); },
-      "input 0 (\"ij\") is sparse and is not moved: the schedule may not tile its variable 'i'");
+      "input 0 (\"ij\") is not dense row-major and is not moved: the schedule may not tile its variable 'i'");
   compute(ly(i) = lA(i, j) * lx(j), statement_schedule().distribute("i"));
   tensor<double, dense_vector> y_want({6});
   y_want(i) = A(i, j) * x(j);
@@ -1215,6 +1230,23 @@ TEST(DistKernels, ProductsReplaceAndAliasing) {
                  "matmul: communicate input 0 at 'x': name the divided variable");
   EXPECT_THROW((void)matmul_schedule().communicate(64, 'i'), shape_error);
   EXPECT_THROW((void)matmul_schedule().divide_at_splits('k', -1), shape_error);
+  // divide_at_splits' panels: each interval between split points in
+  // near-equal steps of at most the width (exactly), none for a huge width.
+  {
+    const std::vector<long long> c44{4, 4}, a410{4, 10}, b104{10, 4};
+    using steps = std::vector<std::array<long long, 2>>;
+    const auto cut = [&](long long width) {
+      const auto pl = tensorlev::dist::detail::plan_statement(
+          "matmul", g, statement_schedule().distribute("ij").divide_at_splits('k', width), {"ij", "ik", "kj"},
+          {&c44, &a410, &b104}, true, {0, 5, 5, 10});
+      EXPECT_EQ(pl.why, "");
+      return pl.steps.at(0);
+    };
+    EXPECT_EQ(cut(2), (steps{{0, 2}, {2, 4}, {4, 5}, {5, 7}, {7, 9}, {9, 10}}));
+    EXPECT_EQ(cut(3), (steps{{0, 3}, {3, 5}, {5, 8}, {8, 10}}));
+    EXPECT_EQ(cut(0), (steps{{0, 5}, {5, 10}}));
+    EXPECT_EQ(cut(std::numeric_limits<long long>::max()), (steps{{0, 5}, {5, 10}}));
+  }
 }
 
 // The schedules of DISTAL Fig. 12 through matmul: every result against the

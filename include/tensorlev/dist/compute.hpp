@@ -805,7 +805,7 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
         pts.erase(std::unique(pts.begin(), pts.end()), pts.end());
         for (std::size_t q = 0; q + 1 < pts.size(); ++q) {
           const long long w = pts[q + 1] - pts[q];
-          const long long parts = s.panel_width() > 0 ? (w + s.panel_width() - 1) / s.panel_width() : 1;
+          const long long parts = s.panel_width() > 0 ? (w - 1) / s.panel_width() + 1 : 1;  // w >= 1; no overflow
           for (long long c = 0; c < parts; ++c) {
             const auto b = block_bounds(w, parts, c);
             st.push_back({pts[q] + b[0], pts[q] + b[1]});
@@ -1056,7 +1056,7 @@ std::string sparse_inputs_stay(const char* fn, const statement_plan& pl, const T
     if constexpr (!row_major_dense_v<typename Tq::format_type>) {
       const auto ix = pl.indices(names);
       const std::string where = std::string("tensorlev::dist::") + fn + ": input " + std::to_string(q) + " (\"" +
-                                std::string(names) + "\") is sparse and is not moved: ";
+                                std::string(names) + "\") is not dense row-major and is not moved: ";
       for (std::size_t v : ix) {
         const bool tiled = std::find(pl.tile_vars.begin(), pl.tile_vars.end(), v) != pl.tile_vars.end();
         if (why.empty() && (v == pl.step_var || tiled))
@@ -1288,7 +1288,8 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
   std::string why = detail::same_grid("reduce", g, in...);
   detail::statement_plan pl;
   if (why.empty()) {
-    pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...}, false);
+    pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...}, false,
+                                detail::step_splits<In...>(s, std::string_view{}, in...));
     why = pl.why;
   }
   if (why.empty()) why = detail::sparse_inputs_stay<In...>("reduce", pl, in...);
