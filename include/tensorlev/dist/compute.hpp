@@ -88,6 +88,16 @@
 
 namespace tensorlev::dist {
 
+namespace detail {
+// (A loop, not string_view::find: GCC 12 with -fsanitize=address rejects
+// find in constant expressions, as in notation.hpp.)
+constexpr bool has_char(std::string_view s, char c) {
+  for (char x : s)
+    if (x == c) return true;
+  return false;
+}
+}  // namespace detail
+
 /// A schedule for compute, reduce and matmul (see the file comment): the
 /// one schedule type of the dist engine. SUMMA, Cannon, PUMMA, Johnson,
 /// 2.5D and COSMA-style are presets of it for C(i,j) = A(i,k) B(k,j).
@@ -200,7 +210,7 @@ class statement_schedule {
         outer_at = order.size();
         continue;
       }
-      if (has(order, l[0])) throw shape_error(fn + "\"" + std::string(l) + "\" is named twice");
+      if (detail::has_char(order, l[0])) throw shape_error(fn + "\"" + std::string(l) + "\" is named twice");
       order += l[0];
     }
     if (outer != 0 && order.find(outer) != std::string::npos && order.find(outer) < outer_at)
@@ -294,11 +304,6 @@ class statement_schedule {
   }
 
  private:
-  static bool has(std::string_view s, char c) {
-    for (char x : s)
-      if (x == c) return true;
-    return false;
-  }
   std::string dist_;
   char step_var_ = 0;
   detail::step_cut cut_;
@@ -590,13 +595,6 @@ auto access_of(const T& t) {
   }(std::make_index_sequence<S.view().size()>{});
 }
 
-// (A loop, not string_view::find: GCC 12 with -fsanitize=address rejects
-// find in constant expressions, as in notation.hpp.)
-constexpr bool has_char(std::string_view s, char c) {
-  for (char x : s)
-    if (x == c) return true;
-  return false;
-}
 
 template <fixed_string Out, fixed_string... In>
 consteval bool well_formed_statement() {

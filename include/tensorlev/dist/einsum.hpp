@@ -217,26 +217,6 @@ auto einsum_output(T& t, std::index_sequence<D...>) {
 }
 }  // namespace detail
 
-/// Computes the einsum on one node as one index-notation statement: `out`
-/// gets the product of the inputs' accesses, every index not in the output
-/// summed (`einsum_compute<"ijk,ja,ka->ia">(M, X, A, B)` is `M(i,a) =
-/// X(i,j,k) * A(j,a) * B(k,a)`); with `add`, `+=`. One loop nest over all
-/// the indices, as the generator plans it: no contraction order.
-template <fixed_string S, class Out, class... In>
-void einsum_compute(Out& out, const In&... in) {
-  using E = einsum<S>;
-  constexpr einsum_spec e = E::spec;
-  static_assert(sizeof...(In) == e.ninputs, "tensorlev::dist::einsum_compute: one tensor per input of the einsum string");
-  static_assert(detail::einsum_order<std::remove_cvref_t<Out>>() == e.output_order,
-                "tensorlev::dist::einsum_compute: the output's order must match the einsum's output indices");
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    static_assert(((detail::einsum_order<std::remove_cvref_t<In>>() == e.input_order[K]) && ...),
-                  "tensorlev::dist::einsum_compute: each input's order must match its indices in the einsum string");
-    detail::einsum_output<S>(out, std::make_index_sequence<e.output_order>{}) =
-        (detail::einsum_access<S, K>(in, std::make_index_sequence<e.input_order[K]>{}) * ...);
-  }(std::index_sequence_for<In...>{});
-}
-
 /// The einsum as an index-notation statement without running it: for
 /// dist_tensors, the same `dist_assignment` as writing the accesses out
 /// (`einsum_statement<"ik,kj->ij">(C, A, B)` is `C(i,j) = A(i,k) * B(k,j)`),
@@ -247,15 +227,27 @@ auto einsum_statement(Out& out, const In&... in) {
   using E = einsum<S>;
   constexpr einsum_spec e = E::spec;
   static_assert(sizeof...(In) == e.ninputs,
-                "tensorlev::dist::einsum_statement: one tensor per input of the einsum string");
+                "tensorlev::dist::einsum_statement / einsum_compute: one tensor per input of the einsum string");
   static_assert(detail::einsum_order<std::remove_cvref_t<Out>>() == e.output_order,
-                "tensorlev::dist::einsum_statement: the output's order must match the einsum's output indices");
+                "tensorlev::dist::einsum_statement / einsum_compute: the output's order must match the einsum's "
+                "output indices");
   return [&]<std::size_t... K>(std::index_sequence<K...>) {
     static_assert(((detail::einsum_order<std::remove_cvref_t<In>>() == e.input_order[K]) && ...),
-                  "tensorlev::dist::einsum_statement: each input's order must match its indices in the einsum string");
+                  "tensorlev::dist::einsum_statement / einsum_compute: each input's order must match its indices in "
+                  "the einsum string");
     return detail::einsum_output<S>(out, std::make_index_sequence<e.output_order>{}) =
                (detail::einsum_access<S, K>(in, std::make_index_sequence<e.input_order[K]>{}) * ...);
   }(std::index_sequence_for<In...>{});
+}
+
+/// Computes the einsum on one node as one index-notation statement: `out`
+/// gets the product of the inputs' accesses, every index not in the output
+/// summed (`einsum_compute<"ijk,ja,ka->ia">(M, X, A, B)` is `M(i,a) =
+/// X(i,j,k) * A(j,a) * B(k,a)`); with `add`, `+=`. One loop nest over all
+/// the indices, as the generator plans it: no contraction order.
+template <fixed_string S, class Out, class... In>
+void einsum_compute(Out& out, const In&... in) {
+  (void)einsum_statement<S>(out, in...);
 }
 
 // ---- contraction order ------------------------------------------------------------
