@@ -11,7 +11,9 @@
 ///     tensorlev::compute(tensorlev::serial, y(i), A(i, j) * x(j));
 ///     tensorlev::compute(tensorlev::kokkos_executor<Kokkos::OpenMP>{}, y(i), A(i, j) * x(j));
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 namespace tensorlev {
 
@@ -69,6 +71,21 @@ class executor {
 ///    computed in 64 bits (the caller checks that it fits T).
 template <class L>
 concept device_launcher = requires { typename L::device_launcher_tag; };
+
+namespace detail {
+inline std::atomic<std::uint64_t> kernel_count{0};
+inline void count_kernel() noexcept { kernel_count.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace detail
+
+/// How many loop nests generated kernels have run in this process, on any
+/// executor: each kernel a statement runs (one, or one per group of terms,
+/// per operand conversion, per step of `+=` into a sparse output), and a
+/// fused kernel of `fuse` (fuse.hpp) once. Read it before and after a piece
+/// of code to count what that code ran (examples/cg prints it per
+/// iteration).
+[[nodiscard]] inline std::uint64_t kernels_run() noexcept {
+  return detail::kernel_count.load(std::memory_order_relaxed);
+}
 
 /// The default: the calling thread, no chunking.
 inline constexpr executor serial{};

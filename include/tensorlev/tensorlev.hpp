@@ -5,6 +5,7 @@
 
 #include "codegen.hpp"
 #include "codegen/print.hpp"
+#include "fuse.hpp"
 #include "coordinate_list.hpp"
 #include "error.hpp"
 #include "format.hpp"

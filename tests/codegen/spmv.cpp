@@ -101,9 +101,33 @@ TEST(Codegen, DimensionMismatchThrowsNamingTheVariable) {
   }
 }
 
-TEST(Codegen, OutputOnTheRightThrows) {
-  tensor<double, dense_vector> y({3});
-  EXPECT_THROW(y(i) = y(i) * 2.0, tensorlev::error);
+// The output on the right: in place when each component is read where it
+// is written (no reduction); otherwise an error.
+TEST(Codegen, OutputOnTheRight) {
+  tensor<double, dense_vector> y({3}), z({3});
+  for (int c = 0; c < 3; ++c) y.values()[c] = c + 1, z.values()[c] = 10 * c;
+  y(i) = y(i) * 2.0 + z(i);
+  EXPECT_EQ(std::vector<double>(y.values().begin(), y.values().end()), (std::vector<double>{2, 14, 26}));
+  y(i) += -(y(i) * y(i));
+  EXPECT_EQ(std::vector<double>(y.values().begin(), y.values().end()), (std::vector<double>{-2, -182, -650}));
+  tensor<double, dense_row_major> M({2, 2}), N({2, 2});
+  for (int c = 0; c < 4; ++c) M.values()[c] = c, N.values()[c] = 1;
+  M(i, j) = N(i, j) - M(i, j);
+  EXPECT_EQ(std::vector<double>(M.values().begin(), M.values().end()), (std::vector<double>{1, 0, -1, -2}));
+  // Another component, a transposed read, a reduction: refused.
+  auto A = pack<csr>(coordinate_list<double>({3, 3}));
+  EXPECT_THROW(y(i) = A(i, j) * y(j), tensorlev::error);
+  EXPECT_THROW(M(i, j) = M(j, i) * 2.0, tensorlev::error);
+  EXPECT_THROW(y(i) = y(i) * A(i, j), tensorlev::error);
+  // With a precompute each term adds into the output in turn: a later term would read an earlier one's sum.
+  EXPECT_THROW(compute_add(y(i), z(i) + y(i), precompute(i)), tensorlev::error);
+  EXPECT_THROW(compute_add(M(i, j), A(i, j) + M(i, j), precompute(j)), tensorlev::error);
+  try {
+    M(i, j) = M(j, i);
+    FAIL() << "no exception";
+  } catch (const tensorlev::error& e) {
+    EXPECT_NE(std::string(e.what()).find("other than in place"), std::string::npos) << e.what();
+  }
 }
 
 #endif

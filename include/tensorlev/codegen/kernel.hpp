@@ -1497,6 +1497,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           ...);
     }(std::make_index_sequence<NA>{});
     st.expr = moved(&p.expr);
+    detail::count_kernel();
     if constexpr (device_output_ok) output::template run_device<kernel>(host, st, dev);
   }
 
@@ -1595,6 +1596,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
                     "arrays); this statement's output is assembled another way: use = or compute");
       if constexpr (keeps) {
         state st = make_state(out, e);
+        detail::count_kernel();
         output::template run_numeric<kernel>(st, root_cursor(), ex);
       }
     }
@@ -1615,6 +1617,26 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     return st;
   }
 
+  // Whether access a (of the output's type) may be the output itself: it
+  // reads the output's variables in the output's order, in a dense output
+  // written once per component where it is read (no reduction; += or a
+  // direct store; no precompute, whose terms each add into the output in
+  // turn, so a later term would read what an earlier one added), so each
+  // component is read before it is written, in the same iteration
+  // (`p(i) = r(i) + b * p(i)`; also chunked on threads).
+  static constexpr bool reads_output_in_place(std::size_t a) {
+    if (O.out != out_kind::located || base::has_reductions || !(Accumulate || direct_store) || Pre != 0)
+      return false;
+    const access_desc& x = D.acc[a];
+    const access_desc& o = D.acc[0];
+    if (x.order != o.order || x.nlev != o.nlev) return false;
+    for (std::size_t v = 0; v < o.order; ++v)
+      if (x.vars[v] != o.vars[v]) return false;
+    for (std::size_t k = 0; k < o.nlev; ++k)
+      if (x.lev[k].dim != o.lev[k].dim || x.lev[k].map != o.lev[k].map) return false;
+    return true;
+  }
+
   static void run_converted(const Out& out, const E& e, [[maybe_unused]] const executor& ex) {
     static_assert([] {
       if constexpr (output::builds_levels && requires { typename op_t<0>::storage; })
@@ -1629,19 +1651,24 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     [&]<std::size_t... A>(std::index_sequence<A...>) {
       (
           [&] {
-            if constexpr (A > 0 && std::is_same_v<op_t<A>, op_t<0>>) {
+            if constexpr (A > 0 && std::is_same_v<op_t<A>, op_t<0>> && !reads_output_in_place(A)) {
               if (static_cast<const void*>(std::get<A>(st.ops)) == static_cast<const void*>(std::get<0>(st.ops)))
                 throw error("tensorlev: the output of a statement also appears on its right-hand side (operand " +
-                            std::to_string(A) + "); compute into a separate tensor");
+                            std::to_string(A) +
+                            ") other than in place (the same component read and written, in a statement without "
+                            "reductions that adds with += or stores each component once); compute into a "
+                            "separate tensor");
             }
           }(),
           ...);
     }(std::make_index_sequence<NA>{});
     const cursor cs = root_cursor();
-    if constexpr (output::builds_levels && Accumulate)
+    if constexpr (output::builds_levels && Accumulate) {
       run_accumulated(out, e, ex);
-    else
+    } else {
+      detail::count_kernel();
       output::template run<kernel>(st, cs, ex);
+    }
   }
 
   // out += e on a sparse output is out = old + e. When e sums over
