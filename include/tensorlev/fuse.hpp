@@ -16,7 +16,7 @@
 /// share one loop nest (a *fused kernel*) when each one's outer loop runs
 /// over the same range of coordinates in chunks (the generated kernel's
 /// chunked form: a dense output written row by row, or a scalar reduced
-/// into one partial per chunk; chunks of n / 64 rows, 256 to 2048, whatever
+/// into one partial per chunk; chunks of n / 16 rows, 1024 to 4096, whatever
 /// the executor) and no statement of the group reads or
 /// writes, at other rows, a tensor another one writes, and none reads a
 /// scalar an earlier one reduces (its value is pending until the whole
@@ -333,15 +333,16 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
   return ks;
 }
 
-/// Rows of loop 0 per chunk of a fused kernel: n / 64, at least 256 (the
-/// fixed cost of a chunk) and at most 2048 (the chunk's rows of a few
-/// vectors stay in the L2 cache between its statements). It does not
+/// Rows of loop 0 per chunk of a fused kernel: n / 16, at least 1024 (the
+/// fixed cost of a chunk: a state copy and a loop entry per statement) and
+/// at most 4096 (the chunk's rows of a few vectors, 32 KB each, stay in the
+/// L2 cache between its statements; bench/README.md "Fusion"). It does not
 /// depend on the executor, so scalar partials, added in chunk order, give
 /// the same sums serially and on any number of threads.
-inline constexpr long long fuse_chunk_rows = 2048;
-inline constexpr long long fuse_chunk_rows_min = 256;
+inline constexpr long long fuse_chunk_rows = 4096;
+inline constexpr long long fuse_chunk_rows_min = 1024;
 constexpr long long fuse_rows_per_chunk(long long n) noexcept {
-  const long long r = n / 64 + (n % 64 != 0 ? 1 : 0);
+  const long long r = n / 16 + (n % 16 != 0 ? 1 : 0);
   return r < fuse_chunk_rows_min ? fuse_chunk_rows_min : r > fuse_chunk_rows ? fuse_chunk_rows : r;
 }
 

@@ -302,7 +302,7 @@ void check_program(P prog, std::initializer_list<int> sizes, int rounds) {
 }  // namespace
 
 TEST(Fuse, CgIterationEveryAliasing) {
-  check_program<csr>(cg_iteration{}, {0, 1, 7, 2049, 4100}, 25);
+  check_program<csr>(cg_iteration{}, {0, 1, 7, 2049, 4100, 20000}, 25);
   check_program<dense_row_major>(cg_iteration{}, {0, 1, 7, 130}, 25);
   // Formats whose SpMV is not chunked by rows (scatter, positions): they run alone, still right.
   check_program<csc>(cg_iteration{}, {0, 1, 7, 300}, 15);
@@ -311,7 +311,7 @@ TEST(Fuse, CgIterationEveryAliasing) {
 }
 
 TEST(Fuse, LongChainEveryAliasing) {
-  check_program<csr>(long_chain{}, {0, 1, 7, 2049, 4100}, 25);
+  check_program<csr>(long_chain{}, {0, 1, 7, 2049, 4100, 20000}, 25);
   check_program<ell>(long_chain{}, {0, 1, 7, 300}, 15);
 }
 
@@ -332,7 +332,7 @@ TEST(Fuse, CgIterationRunsAsThreeKernels) {
   EXPECT_EQ(kernels_run() - k0, 3u);
   const std::string plan = fusion_plan(defer(q(i)) = w.A(i, j) * p(j), defer(pq()) = p(i) * q(i),
                                        defer(x(i)) = pq() * q(i), defer(q(i)) = w.A(i, j) * x(j));
-  EXPECT_NE(plan.find("kernel 1: loop over 5000 rows in chunks of 256: [1] out(i) = t1(i,j) * t2(j); [2] "
+  EXPECT_NE(plan.find("kernel 1: loop over 5000 rows in chunks of 1024: [1] out(i) = t1(i,j) * t2(j); [2] "
                       "out() = t1(i) * t2(i)\n"),
             std::string::npos)
       << plan;
