@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark suite on real matrices (bench/suite.hpp): fetches the
 # matrices (scripts/fetch-bench-matrices.sh), runs bench_suite_{spmv,sparse,
-# mttkrp} once with one Kokkos thread (every serial implementation) and once
+# mttkrp,fuse} once with one Kokkos thread (every serial implementation) and once
 # with two (tensorlev_kokkos and the parallel STREAM triad), builds and runs
 # bench_kokkos_kernels (Debian's serial Kokkos Kernels, a separate CMake
 # project) and bench/peers (MKL, CXSparse and SPLATT, another one), and
@@ -16,7 +16,8 @@
 # each, nothing fetched), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
 # TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
 # MKL, CXSparse and SPLATT; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
-# default ../shared/data/tns).
+# default ../shared/data/tns), TENSORLEV_BENCH_CHAIN (vector length of the
+# fusion chain, default 2^23).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: bench/run-suite.sh <build-dir> [results-dir]}" && pwd)
@@ -40,6 +41,7 @@ if [ "${TENSORLEV_BENCH_SMOKE:-0}" = 1 ]; then
     cp "$root/tests/data/$m.mtx" "$TENSORLEV_BENCH_MATRICES/"
   done
   export TENSORLEV_BENCH_STENCIL=${TENSORLEV_BENCH_STENCIL:-10}
+  export TENSORLEV_BENCH_CHAIN=${TENSORLEV_BENCH_CHAIN:-10000}
   export TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/tests/data}
 else
   TENSORLEV_BENCH_MATRICES=$("$root/scripts/fetch-bench-matrices.sh" | tail -1)
@@ -48,9 +50,9 @@ export TENSORLEV_BENCH_MATRICES
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 common=("--benchmark_min_time=$min_time" "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
   --benchmark_out_format=json)
-serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert)/)'
-parallel='^(stream/triad/kokkos|[a-z_]+/tensorlev_kokkos/)'
-for family in spmv sparse mttkrp; do
+serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert|tensorlev_unfused)/)'
+parallel='^(stream/triad/kokkos|[a-z_]+/(tensorlev_kokkos|tensorlev_kokkos_unfused)/)'
+for family in spmv sparse mttkrp fuse; do
   bin="$build/bench/bench_suite_$family"
   [ -x "$bin" ] || { echo "missing $bin (configure with -DTENSORLEV_KOKKOS=ON)" >&2; exit 1; }
   echo "--- $family, serial (1 Kokkos thread)" >&2

@@ -1,0 +1,255 @@
+// Fusion across statements (issue 20): fused against unfused chains of
+// statements, and conjugate gradient against Eigen's, in one binary:
+//
+//   chain/<impl>/dense/vec<n>   c = a + b; d = 2 c - a; s = c . d over
+//                               vectors of n (TENSORLEV_BENCH_CHAIN, default
+//                               2^23: 64 MB each, out of cache)
+//   cg/<impl>/csr/<matrix>      20 CG iterations (x = 0 first) on the
+//                               matrix made symmetric positive definite
+//                               (A + A^T, each diagonal entry 1 + the row's
+//                               off-diagonal absolute sum); a CG
+//                               iteration takes real_time / 20
+//
+// Impls: `tensorlev` (fuse: the chain as one loop nest, CG as three an
+// iteration), `tensorlev_unfused` (one statement at a time, as `=` runs
+// it: three and six loop nests; CG with a temporary for the new p), `hand`
+// (the fused loops written by hand over the arrays), `eigen` (Eigen 3.4:
+// vector expressions for the chain, evaluated as three statements like
+// the unfused code; ConjugateGradient<RowMajor, Lower|Upper,
+// IdentityPreconditioner>, the same unpreconditioned algorithm, with its
+// own per-iteration copy and dot for the preconditioner step), and the
+// two tensorlev ones on Kokkos threads (`tensorlev_kokkos`,
+// `tensorlev_kokkos_unfused`).
+#include <Eigen/IterativeLinearSolvers>
+#include <Eigen/SparseCore>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "suite.hpp"
+#include "tensorlev/formats.hpp"
+#include "tensorlev/fuse.hpp"
+#include "tensorlev/kokkos.hpp"
+#include "tensorlev/pack.hpp"
+
+using namespace tensorlev;
+using namespace tensorlev::indices;
+
+namespace tlbench {
+namespace {
+
+using vec = tensor<double, dense_vector>;
+constexpr int cg_iterations = 20;
+
+bool fused_impl(const std::string& impl) { return impl == "tensorlev" || impl == "tensorlev_kokkos"; }
+bool kokkos_impl(const std::string& impl) { return impl.rfind("tensorlev_kokkos", 0) == 0; }
+
+executor executor_of(const std::string& impl) {
+  static const kokkos_executor<> kokkos;  // created after Kokkos::initialize (first use in a benchmark)
+  return kokkos_impl(impl) ? executor(kokkos) : serial;
+}
+
+void counters(benchmark::State& state, const std::string& impl, double items) {
+  state.counters["threads"] = kokkos_impl(impl) ? Kokkos::DefaultHostExecutionSpace().concurrency() : 1;
+  state.SetItemsProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * items));
+}
+
+// ---- chain -------------------------------------------------------------------
+
+void chain(benchmark::State& state, const std::string& impl, int n) {
+  vec a({n}), b({n}), c({n}), d({n});
+  for (int x = 0; x < n; ++x) a.values()[x] = 1.0 + (x % 7), b.values()[x] = 0.5 * (x % 5);
+  scalar<double> s;
+  const executor ex = executor_of(impl);
+  Eigen::Map<Eigen::VectorXd> ea(a.values().data(), n), eb(b.values().data(), n), ec(c.values().data(), n),
+      ed(d.values().data(), n);
+  for (auto _ : state) {
+    if (impl == "hand") {
+      const double* pa = a.values().data();
+      const double* pb = b.values().data();
+      double* pc = c.values().data();
+      double* pd = d.values().data();
+      double acc = 0;
+      for (int x = 0; x < n; ++x) {
+        const double cx = pa[x] + pb[x];
+        const double dx = 2.0 * cx - pa[x];
+        pc[x] = cx;
+        pd[x] = dx;
+        acc += cx * dx;
+      }
+      s.value() = acc;
+    } else if (impl == "eigen") {
+      ec.noalias() = ea + eb;
+      ed.noalias() = 2.0 * ec - ea;
+      s.value() = ec.dot(ed);
+    } else if (fused_impl(impl)) {
+      fuse(ex, defer(c(i)) = a(i) + b(i), defer(d(i)) = 2.0 * c(i) - a(i), defer(s()) = c(i) * d(i));
+    } else {
+      compute(ex, c(i), a(i) + b(i));
+      compute(ex, d(i), 2.0 * c(i) - a(i));
+      compute(ex, s(), c(i) * d(i));
+    }
+    benchmark::DoNotOptimize(s.value());
+    benchmark::ClobberMemory();
+  }
+  counters(state, impl, n);
+  state.counters["bytes_per_row_fused"] = 32;    // read a, b; write c, d
+  state.counters["bytes_per_row_unfused"] = 64;  // (a, b, c) + (c, a, d) + (c, d)
+}
+
+// ---- CG --------------------------------------------------------------------------
+
+struct spd_matrix {
+  tensor<double, csr> A;
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> E;
+  std::vector<double> b;  // A * x (x_value)
+};
+
+spd_matrix make_spd(const matrix_input& m) {
+  const int n = m.rows();
+  coordinate_list<double, int> list({n, n});
+  std::vector<double> diag(static_cast<std::size_t>(n), 1.0);
+  std::vector<Eigen::Triplet<double, int>> trip;
+  for (std::size_t e = 0; e < m.entries.size(); ++e) {
+    const auto crd = m.entries.coords(e);
+    const int r = crd[0], c = crd[1];
+    const double v = m.entries.value(e);
+    if (r == c) continue;
+    for (auto [x, y] : {std::pair{r, c}, std::pair{c, r}}) {
+      list.push_back({x, y}, v);
+      trip.emplace_back(x, y, v);
+      diag[static_cast<std::size_t>(x)] += std::abs(v);
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    list.push_back({r, r}, diag[static_cast<std::size_t>(r)]);
+    trip.emplace_back(r, r, diag[static_cast<std::size_t>(r)]);
+  }
+  spd_matrix s{pack<csr>(list), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), {}};
+  s.E.setFromTriplets(trip.begin(), trip.end());
+  // b = A x for x(j) = 1 + (j % 7) / 8 (A * ones would be an eigenvector of
+  // matrices whose rows sum to one value, the stencil's: CG would end at once).
+  vec xs({n}), b({n});
+  for (int c = 0; c < n; ++c) xs.values()[c] = x_value(c);
+  b(i) = s.A(i, j) * xs(j);
+  s.b.assign(b.values().begin(), b.values().end());
+  return s;
+}
+
+// cg_iterations of CG from x = 0 with tensorlev statements; returns r.r.
+double cg_tensorlev(const spd_matrix& m, const executor& ex, bool fused, vec& x, vec& r, vec& p, vec& q, vec& next) {
+  const auto& A = m.A;
+  std::copy(m.b.begin(), m.b.end(), r.values().begin());
+  std::copy(m.b.begin(), m.b.end(), p.values().begin());
+  std::fill(x.values().begin(), x.values().end(), 0.0);
+  scalar<double> pq, rr_next;
+  compute(ex, rr_next(), r(i) * r(i));
+  double rr = rr_next.value();
+  for (int it = 0; it < cg_iterations; ++it) {
+    if (fused) {
+      fuse(ex, defer(q(i)) = A(i, j) * p(j), defer(pq()) = p(i) * q(i));
+      const double alpha = rr / pq.value();
+      fuse(ex, defer(x(i)) += alpha * p(i), defer(r(i)) += -alpha * q(i), defer(rr_next()) = r(i) * r(i));
+      fuse(ex, defer(p(i)) = r(i) + (rr_next.value() / rr) * p(i));
+    } else {
+      compute(ex, q(i), A(i, j) * p(j));
+      compute(ex, pq(), p(i) * q(i));
+      const double alpha = rr / pq.value();
+      compute_add(ex, x(i), alpha * p(i));
+      compute_add(ex, r(i), -alpha * q(i));
+      compute(ex, rr_next(), r(i) * r(i));
+      compute(ex, next(i), r(i) + (rr_next.value() / rr) * p(i));
+      std::swap(p, next);
+    }
+    rr = rr_next.value();
+  }
+  return rr;
+}
+
+double cg_hand(const spd_matrix& m, std::vector<double>& x, std::vector<double>& r, std::vector<double>& p,
+               std::vector<double>& q) {
+  const auto& pos = m.A.level<1>().pos();
+  const auto& crd = m.A.level<1>().crd();
+  const double* val = m.A.values().data();
+  const int n = m.A.dimension(0);
+  r = m.b;
+  p = m.b;
+  std::fill(x.begin(), x.end(), 0.0);
+  double rr = 0;
+  for (int k = 0; k < n; ++k) rr += r[k] * r[k];
+  for (int it = 0; it < cg_iterations; ++it) {
+    double pq = 0;
+    for (int k = 0; k < n; ++k) {
+      double acc = 0;
+      for (int e = pos[k]; e < pos[k + 1]; ++e) acc += val[e] * p[crd[e]];
+      q[k] = acc;
+      pq += p[k] * acc;
+    }
+    const double alpha = rr / pq;
+    double rr_next = 0;
+    for (int k = 0; k < n; ++k) {
+      x[k] += alpha * p[k];
+      r[k] -= alpha * q[k];
+      rr_next += r[k] * r[k];
+    }
+    const double beta = rr_next / rr;
+    for (int k = 0; k < n; ++k) p[k] = r[k] + beta * p[k];
+    rr = rr_next;
+  }
+  return rr;
+}
+
+void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<const spd_matrix>& m) {
+  const int n = m->A.dimension(0);
+  const executor ex = executor_of(impl);
+  vec x({n}), r({n}), p({n}), q({n}), next({n});
+  std::vector<double> hx(n), hr(n), hp(n), hq(n);
+  Eigen::Map<const Eigen::VectorXd> eb(m->b.data(), n);
+  Eigen::VectorXd ex0(n);
+  Eigen::ConjugateGradient<Eigen::SparseMatrix<double, Eigen::RowMajor, int>, Eigen::Lower | Eigen::Upper,
+                           Eigen::IdentityPreconditioner>
+      solver;
+  if (impl == "eigen") {
+    solver.setMaxIterations(cg_iterations);
+    solver.setTolerance(0.0);
+    solver.compute(m->E);
+  }
+  double rr = 0;
+  for (auto _ : state) {
+    if (impl == "hand") {
+      rr = cg_hand(*m, hx, hr, hp, hq);
+    } else if (impl == "eigen") {
+      ex0.setZero();
+      ex0 = solver.solveWithGuess(eb, ex0);
+      rr = solver.error();
+    } else {
+      rr = cg_tensorlev(*m, ex, fused_impl(impl), x, r, p, q, next);
+    }
+    benchmark::DoNotOptimize(rr);
+  }
+  counters(state, impl, static_cast<double>(m->A.stored()) * cg_iterations);
+  state.counters["cg_iterations"] = cg_iterations;
+  if (impl == "eigen") state.counters["eigen_iterations"] = static_cast<double>(solver.iterations());
+}
+
+void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matrices) {
+  const std::vector<std::string> impls{"hand",     "eigen", "tensorlev", "tensorlev_unfused", "tensorlev_kokkos",
+                                       "tensorlev_kokkos_unfused"};
+  const int n = env_int("TENSORLEV_BENCH_CHAIN", 1 << 23);
+  for (const auto& impl : impls)
+    common_options(benchmark::RegisterBenchmark(("chain/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
+                                                [impl, n](benchmark::State& s) { chain(s, impl, n); }));
+  for (const auto& mi : matrices) {
+    if (!mi->square()) continue;
+    const auto m = std::make_shared<const spd_matrix>(make_spd(*mi));
+    for (const auto& impl : impls)
+      common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/csr/" + mi->name).c_str(),
+                                                  [impl, m](benchmark::State& s) { cg(s, impl, m); }));
+  }
+}
+
+}  // namespace
+}  // namespace tlbench
+
+int main(int argc, char** argv) { return tlbench::suite_main(argc, argv, tlbench::register_all); }
