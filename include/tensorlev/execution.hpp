@@ -79,7 +79,8 @@ inline void count_kernel() noexcept { kernel_count.fetch_add(1, std::memory_orde
 
 /// How many loop nests generated kernels have run in this process, on any
 /// executor: each kernel a statement runs (one, or one per group of terms,
-/// per operand conversion, per step of `+=` into a sparse output), and a
+/// or two for `+=` with a reduction into a sparse output; operand
+/// conversions are not counted), and a
 /// fused kernel of `fuse` (fuse.hpp) once. Read it before and after a piece
 /// of code to count what that code ran (examples/cg prints it per
 /// iteration).

@@ -212,11 +212,7 @@ fuse_access describe_access(const typename K::state& st) {
       for (const auto n : t->dims()) mix(static_cast<std::uint64_t>(n));
       x.layout = h;
       x.row_local = d.lev[0].var == K::O.vars[0];
-      constexpr const access_desc& o = K::D.acc[0];
-      bool same = A > 0 && o.order == d.order && o.nlev == d.nlev && all_dense_mode<K>(0);
-      for (std::size_t v = 0; same && v < d.order; ++v) same = o.vars[v] == d.vars[v];
-      for (std::size_t k = 0; same && k < d.nlev; ++k) same = o.lev[k].dim == d.lev[k].dim;
-      x.same_as_out = same;
+      x.same_as_out = all_dense_mode<K>(0) && K::reads_output_pointwise(A);
     } else {
       x.layout = 0;  // never the same as a dense access
     }
@@ -396,7 +392,7 @@ class fusion {
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (in.acc.push_back(describe_access<KX, A>(st)), ...);
       }(std::make_index_sequence<KX::NA>{});
-      in.in_place_ok = !KX::has_reductions && (F::accumulate || KX::direct_store);
+      in.in_place_ok = KX::writes_in_place;
     }
     in.text = statement_text<typename F::desc>([](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); });
     info_.push_back(std::move(in));

@@ -1624,18 +1624,22 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // turn, so a later term would read what an earlier one added), so each
   // component is read before it is written, in the same iteration
   // (`p(i) = r(i) + b * p(i)`; also chunked on threads).
-  static constexpr bool reads_output_in_place(std::size_t a) {
-    if (O.out != out_kind::located || base::has_reductions || !(Accumulate || direct_store) || Pre != 0)
-      return false;
+  // Whether access a reads the output's variables in the output's order,
+  // through the same levels' dimensions and maps (fuse.hpp asks it too).
+  static constexpr bool reads_output_pointwise(std::size_t a) {
     const access_desc& x = D.acc[a];
     const access_desc& o = D.acc[0];
-    if (x.order != o.order || x.nlev != o.nlev) return false;
+    if (a == 0 || x.order != o.order || x.nlev != o.nlev) return false;
     for (std::size_t v = 0; v < o.order; ++v)
       if (x.vars[v] != o.vars[v]) return false;
     for (std::size_t k = 0; k < o.nlev; ++k)
       if (x.lev[k].dim != o.lev[k].dim || x.lev[k].map != o.lev[k].map) return false;
     return true;
   }
+  // Whether the kernel writes each output component once, where it reads it.
+  static constexpr bool writes_in_place =
+      O.out == out_kind::located && !base::has_reductions && (Accumulate || direct_store) && Pre == 0;
+  static constexpr bool reads_output_in_place(std::size_t a) { return writes_in_place && reads_output_pointwise(a); }
 
   static void run_converted(const Out& out, const E& e, [[maybe_unused]] const executor& ex) {
     static_assert([] {
