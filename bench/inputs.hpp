@@ -1,9 +1,12 @@
 // The suite's synthetic inputs, shared by bench_suite_* (suite.hpp) and
 // bench_kokkos_kernels (a separate project that cannot include Kokkos'
-// OpenMP build): the 27-point stencil and the vector x.
+// OpenMP build): the 27-point stencil, the vector x, and the symmetric
+// positive definite systems the CG benchmarks solve.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <vector>
 
 #include "tensorlev/coordinate_list.hpp"
 
@@ -34,5 +37,38 @@ inline tensorlev::coordinate_list<double, int> stencil27(int n) {
 
 // x(j) = 1 + (j % 7) / 8, in every binary.
 inline double x_value(int j) { return 1.0 + static_cast<double>(j % 7) / 8.0; }
+
+// The system the CG benchmarks solve (bench_suite_fuse, bench_petsc): a
+// suite matrix made symmetric positive definite, A + A^T off the diagonal
+// (its diagonal dropped) and each diagonal entry 1 + its row's
+// off-diagonal absolute sum, as a list with duplicates (pack sums them);
+// b = A x for x(j) = x_value(j) (A * ones would be an eigenvector of
+// matrices whose rows all sum to one value, the stencil's: CG would stop
+// after one step).
+struct spd_system {
+  tensorlev::coordinate_list<double, int> A;
+  std::vector<double> b;
+};
+inline spd_system make_spd(const tensorlev::coordinate_list<double, int>& m) {
+  const int n = m.dims()[0];
+  spd_system s{tensorlev::coordinate_list<double, int>({n, n}), std::vector<double>(static_cast<std::size_t>(n), 0.0)};
+  std::vector<double> diag(static_cast<std::size_t>(n), 1.0);
+  const auto add = [&](int r, int c, double v) {
+    s.A.push_back({r, c}, v);
+    s.b[static_cast<std::size_t>(r)] += v * x_value(c);
+  };
+  for (std::size_t e = 0; e < m.size(); ++e) {
+    const auto crd = m.coords(e);
+    const int r = crd[0], c = crd[1];
+    const double v = m.value(e);
+    if (r == c) continue;
+    add(r, c, v);
+    add(c, r, v);
+    diag[static_cast<std::size_t>(r)] += std::abs(v);
+    diag[static_cast<std::size_t>(c)] += std::abs(v);
+  }
+  for (int r = 0; r < n; ++r) add(r, r, diag[static_cast<std::size_t>(r)]);
+  return s;
+}
 
 }  // namespace tlbench

@@ -4,7 +4,7 @@
 # mttkrp,fuse} once with one Kokkos thread (every serial implementation) and once
 # with two (tensorlev_kokkos and the parallel STREAM triad), builds and runs
 # bench_kokkos_kernels (Debian's serial Kokkos Kernels, a separate CMake
-# project) and bench/peers (MKL, CXSparse and SPLATT, another one), and
+# project) and bench/peers (MKL, CXSparse, SPLATT and PETSc, another one), and
 # prints the summary tables (bench/summarize.py).
 #
 # Usage: bench/run-suite.sh <build-dir> [results-dir]
@@ -15,7 +15,7 @@
 # default 0.1), TENSORLEV_BENCH_SMOKE=1 (CI: small inputs, one short run
 # each, nothing fetched), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
 # TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
-# MKL, CXSparse and SPLATT; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
+# MKL, CXSparse, SPLATT and PETSc; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
 # default ../shared/data/tns), TENSORLEV_BENCH_CHAIN (vector length of the
 # fusion chain, default 2^23).
 set -euo pipefail
@@ -78,14 +78,17 @@ if [ "${TENSORLEV_BENCH_NO_PEERS:-0}" != 1 ]; then
   # alternatives as they are), CXSparse and SPLATT (built from
   # ../shared/vendor into the cache).
   apt_ensure_non_free libmkl-dev
-  apt_install libmkl-dev libsuitesparse-dev pkg-config libbenchmark-dev
+  apt_install libmkl-dev libsuitesparse-dev pkg-config libbenchmark-dev libpetsc-real-dev
   splatt=$("$root/scripts/build-splatt.sh" | tail -1)
-  echo "--- MKL, CXSparse and SPLATT (bench/peers)" >&2
+  echo "--- MKL, CXSparse, SPLATT and PETSc (bench/peers)" >&2
   cmake -S "$root/bench/peers" -B "$build/peers" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DSPLATT_ROOT=$splatt" >/dev/null
   cmake --build "$build/peers" >/dev/null
   "$build/peers/bench_peers" "${common[@]}" "--benchmark_out=$out/peers.json" > "$out/peers.txt"
   TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/../shared/data/tns} \
     "$build/peers/bench_splatt" "${common[@]}" "--benchmark_out=$out/splatt.json" > "$out/splatt.txt"
+  # PETSc's CG (one rank: MPI's singleton start, which Open MPI refuses to root without these).
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    "$build/peers/bench_petsc" "${common[@]}" "--benchmark_out=$out/petsc.json" > "$out/petsc.txt"
 fi
 
 command -v python3 >/dev/null || apt_install python3

@@ -6,9 +6,9 @@
 //                               2^23: 64 MB each, out of cache)
 //   cg/<impl>/csr/<matrix>      20 CG iterations (x = 0 first) on the
 //                               matrix made symmetric positive definite
-//                               (A + A^T, each diagonal entry 1 + the row's
-//                               off-diagonal absolute sum); a CG
-//                               iteration takes real_time / 20
+//                               (inputs.hpp, make_spd; bench/peers'
+//                               bench_petsc solves the same system with
+//                               PETSc); a CG iteration takes real_time / 20
 //
 // Impls: `tensorlev` (fuse: the chain as one loop nest, CG as three an
 // iteration), `tensorlev_unfused` (one statement at a time, as `=` runs
@@ -106,34 +106,15 @@ struct spd_matrix {
   std::vector<double> b;  // A * x (x_value)
 };
 
-spd_matrix make_spd(const matrix_input& m) {
+// The suite's system (inputs.hpp, make_spd): the same one bench_petsc solves.
+spd_matrix make_spd_matrix(const matrix_input& m) {
+  spd_system sys = make_spd(m.entries);
   const int n = m.rows();
-  coordinate_list<double, int> list({n, n});
-  std::vector<double> diag(static_cast<std::size_t>(n), 1.0);
   std::vector<Eigen::Triplet<double, int>> trip;
-  for (std::size_t e = 0; e < m.entries.size(); ++e) {
-    const auto crd = m.entries.coords(e);
-    const int r = crd[0], c = crd[1];
-    const double v = m.entries.value(e);
-    if (r == c) continue;
-    for (auto [x, y] : {std::pair{r, c}, std::pair{c, r}}) {
-      list.push_back({x, y}, v);
-      trip.emplace_back(x, y, v);
-      diag[static_cast<std::size_t>(x)] += std::abs(v);
-    }
-  }
-  for (int r = 0; r < n; ++r) {
-    list.push_back({r, r}, diag[static_cast<std::size_t>(r)]);
-    trip.emplace_back(r, r, diag[static_cast<std::size_t>(r)]);
-  }
-  spd_matrix s{pack<csr>(list), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), {}};
+  trip.reserve(sys.A.size());
+  for (std::size_t e = 0; e < sys.A.size(); ++e) trip.emplace_back(sys.A.coords(e)[0], sys.A.coords(e)[1], sys.A.value(e));
+  spd_matrix s{pack<csr>(sys.A), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), std::move(sys.b)};
   s.E.setFromTriplets(trip.begin(), trip.end());
-  // b = A x for x(j) = 1 + (j % 7) / 8 (A * ones would be an eigenvector of
-  // matrices whose rows sum to one value, the stencil's: CG would end at once).
-  vec xs({n}), b({n});
-  for (int c = 0; c < n; ++c) xs.values()[c] = x_value(c);
-  b(i) = s.A(i, j) * xs(j);
-  s.b.assign(b.values().begin(), b.values().end());
   return s;
 }
 
@@ -242,7 +223,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
                                                 [impl, n](benchmark::State& s) { chain(s, impl, n); }));
   for (const auto& mi : matrices) {
     if (!mi->square()) continue;
-    const auto m = std::make_shared<const spd_matrix>(make_spd(*mi));
+    const auto m = std::make_shared<const spd_matrix>(make_spd_matrix(*mi));
     for (const auto& impl : impls)
       common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/csr/" + mi->name).c_str(),
                                                   [impl, m](benchmark::State& s) { cg(s, impl, m); }));

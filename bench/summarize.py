@@ -179,12 +179,12 @@ def main(paths):
                    f"{fmt_ms(tl2)} | {ratio(sp, tl)} | {ratio(t(r, 'hand'), tl)} | {ratio(tl, tl2)} |")
 
     # Fusion (issue 20): fused against unfused statements, and CG against
-    # Eigen (per CG iteration: the benchmark runs 20).
+    # Eigen and PETSc (per CG iteration: the benchmarks run 20).
     out.append("\n### Fusion: chain c = a + b; d = 2c - a; s = c.d, and CG (ms; CG per iteration; ratios are "
                "other / fused tensorlev)\n")
-    out.append("| kernel | input | hand | Eigen | unfused | fused | unfused 2 threads | fused 2 threads | "
-               "unfused / fused | Eigen / fused | hand / fused | unfused / fused, 2 threads |")
-    out.append("|" + "---|" * 12)
+    out.append("| kernel | input | hand | Eigen | PETSc | unfused | fused | unfused 2 threads | fused 2 threads | "
+               "unfused / fused | Eigen / fused | PETSc / fused | hand / fused | unfused / fused, 2 threads |")
+    out.append("|" + "---|" * 14)
     for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][0], x[0][2])):
         if k not in ("chain", "cg"):
             continue
@@ -194,9 +194,9 @@ def main(paths):
             v = t(r, impl)
             return v * per if v is not None else None
         f1, u1, f2, u2 = tt("tensorlev"), tt("tensorlev_unfused"), tt("tensorlev_kokkos"), tt("tensorlev_kokkos_unfused")
-        out.append(f"| {k} | {matrix} | {fmt_ms(tt('hand'))} | {fmt_ms(tt('eigen'))} | {fmt_ms(u1)} | {fmt_ms(f1)} | "
-                   f"{fmt_ms(u2)} | {fmt_ms(f2)} | {ratio(u1, f1)} | {ratio(tt('eigen'), f1)} | "
-                   f"{ratio(tt('hand'), f1)} | {ratio(u2, f2)} |")
+        out.append(f"| {k} | {matrix} | {fmt_ms(tt('hand'))} | {fmt_ms(tt('eigen'))} | {fmt_ms(tt('petsc'))} | "
+                   f"{fmt_ms(u1)} | {fmt_ms(f1)} | {fmt_ms(u2)} | {fmt_ms(f2)} | {ratio(u1, f1)} | "
+                   f"{ratio(tt('eigen'), f1)} | {ratio(tt('petsc'), f1)} | {ratio(tt('hand'), f1)} | {ratio(u2, f2)} |")
     print("\n".join(out))
 
 
