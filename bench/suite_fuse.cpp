@@ -4,6 +4,8 @@
 //   chain/<impl>/dense/vec<n>   c = a + b; d = 2 c - a; s = c . d over
 //                               vectors of n (TENSORLEV_BENCH_CHAIN, default
 //                               2^23: 64 MB each, out of cache)
+//   chain_temp/<impl>/...       the same with c and d temporaries: only s
+//                               is kept (fuse never allocates c and d)
 //   cg/<impl>/csr/<matrix>      20 CG iterations (x = 0 first) on the
 //                               matrix made symmetric positive definite
 //                               (inputs.hpp, make_spd; bench/peers'
@@ -95,6 +97,45 @@ void chain(benchmark::State& state, const std::string& impl, int n) {
   }
   counters(state, impl, n);
   state.counters["bytes_per_row_fused"] = 32;    // read a, b; write c, d
+  state.counters["bytes_per_row_unfused"] = 64;  // (a, b, c) + (c, a, d) + (c, d)
+}
+
+// The same chain when only s is wanted: c and d are temporaries
+// (fuse: never allocated; unfused: vectors; Eigen: one lazy expression,
+// evaluated in one loop; hand: one loop).
+void chain_temp(benchmark::State& state, const std::string& impl, int n) {
+  vec a({n}), b({n});
+  for (int x = 0; x < n; ++x) a.values()[x] = 1.0 + (x % 7), b.values()[x] = 0.5 * (x % 5);
+  scalar<double> s;
+  const executor ex = executor_of(impl);
+  Eigen::Map<Eigen::VectorXd> ea(a.values().data(), n), eb(b.values().data(), n);
+  temporary<double> c({n}), d({n});
+  vec cv, dv;
+  if (!fused_impl(impl)) cv = vec({n}), dv = vec({n});
+  for (auto _ : state) {
+    if (impl == "hand") {
+      const double* pa = a.values().data();
+      const double* pb = b.values().data();
+      double acc = 0;
+      for (int x = 0; x < n; ++x) {
+        const double cx = pa[x] + pb[x];
+        acc += cx * (2.0 * cx - pa[x]);
+      }
+      s.value() = acc;
+    } else if (impl == "eigen") {
+      s.value() = (ea + eb).dot(2.0 * (ea + eb) - ea);
+    } else if (fused_impl(impl)) {
+      fuse(ex, defer(c(i)) = a(i) + b(i), defer(d(i)) = 2.0 * c(i) - a(i), defer(s()) = c(i) * d(i));
+    } else {
+      compute(ex, cv(i), a(i) + b(i));
+      compute(ex, dv(i), 2.0 * cv(i) - a(i));
+      compute(ex, s(), cv(i) * dv(i));
+    }
+    benchmark::DoNotOptimize(s.value());
+    benchmark::ClobberMemory();
+  }
+  counters(state, impl, n);
+  state.counters["bytes_per_row_fused"] = 16;    // read a, b
   state.counters["bytes_per_row_unfused"] = 64;  // (a, b, c) + (c, a, d) + (c, d)
 }
 
@@ -221,6 +262,9 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
   for (const auto& impl : impls)
     common_options(benchmark::RegisterBenchmark(("chain/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
                                                 [impl, n](benchmark::State& s) { chain(s, impl, n); }));
+  for (const auto& impl : impls)
+    common_options(benchmark::RegisterBenchmark(("chain_temp/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
+                                                [impl, n](benchmark::State& s) { chain_temp(s, impl, n); }));
   for (const auto& mi : matrices) {
     if (!mi->square()) continue;
     const auto m = std::make_shared<const spd_matrix>(make_spd_matrix(*mi));

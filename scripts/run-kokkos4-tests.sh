@@ -31,7 +31,7 @@ grep -q "Kokkos_DIR:PATH=$kokkos/" "$build/CMakeCache.txt" || { echo "not config
 # What touches Kokkos' API: Views as storage and dense operands, the host
 # executor (storage and dist tests run on it), the device launcher (the
 # device form's cases, on every host space this Kokkos has, Serial and
-# OpenMP). test_kokkos_parallel, test_kokkos_fuse and test_kokkos_storage_matrix run the
+# OpenMP). test_kokkos_parallel, test_kokkos_fuse(_temporaries) and test_kokkos_storage_matrix run the
 # generic kernels through the same executor and storage as the README
 # build's Kokkos 3.4.1 and are left out here (about 460 CPU-seconds of
 # compilation that test no other Kokkos call). Of the device cases, parts 0
@@ -45,4 +45,4 @@ grep -q "Kokkos_DIR:PATH=$kokkos/" "$build/CMakeCache.txt" || { echo "not config
 cmake --build "$build" -j "$(nproc)" --target test_kokkos_storage test_kokkos_dense_views \
   test_kokkos_device_host_0 test_kokkos_device_host_2 test_dist_kokkos tensorlev_kokkos_header_alone
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -R '^(kokkos[.]|dist[.]kokkos[.]|cmake[.]kokkos_consumer)' \
-  -E '^kokkos[.](parallel|fuse|storage_matrix|device_form[.][a-z]+[.]part1)([.]|$)'
+  -E '^kokkos[.](parallel|fuse|fuse_temporaries|storage_matrix|device_form[.][a-z]+[.]part1)([.]|$)'

@@ -37,12 +37,23 @@
 /// converted first, terms over different reductions, outer loops over
 /// positions rather than coordinates) run alone, as `=` would run them.
 ///
-/// `fusion_plan(s...)` prints the kernels and why each one ends;
+/// A `temporary<V, N>` (Diffuse's Definition 5) holds values only within
+/// one fuse call: when every statement that mentions it shares the fused
+/// kernel of the statement that first writes it (with `=`), its values are
+/// never allocated (a chunk's rows live in a per-thread workspace);
+/// otherwise fuse allocates them for the call.
+///
+/// `fusion_plan(s...)` prints the kernels and why each one ends, and where
+/// each temporary lives;
 /// `kernels_run()` (execution.hpp) counts the loop nests that ran.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -50,6 +61,11 @@
 #include <vector>
 
 #include "codegen.hpp"
+#include "format.hpp"
+#include "levels/dense.hpp"
+#include "levels/window.hpp"
+#include "storage.hpp"
+#include "tensor.hpp"
 
 namespace tensorlev {
 
@@ -88,6 +104,81 @@ constexpr deferred<access<T, V...>> defer(const access<T, V...>& out) noexcept {
   static_assert(!std::is_const_v<T>, "tensorlev: cannot assign to a const tensor");
   return deferred<access<T, V...>>(out);
 }
+
+namespace detail {
+template <std::size_t N, class... L>
+struct temporary_levels : temporary_levels<N - 1, L..., dense<>> {};
+template <class... L>
+struct temporary_levels<0, L...> {
+  using type = levels<window<>, L...>;
+};
+
+// t over rows [first, first + length) of its first dimension, its values
+// at data (length * the values per row).
+template <class T, class V>
+T window_of(const T& t, typename T::index_type first, typename T::index_type length, V* data) {
+  using I = typename T::index_type;
+  auto lv = t.levels();
+  std::get<0>(lv) = std::tuple_element_t<0, typename T::level_tuple>(t.dimension(0), first, length);
+  std::size_t size = static_cast<std::size_t>(length);
+  for (std::size_t d = 1; d < T::order; ++d) size *= static_cast<std::size_t>(t.dimension(d));
+  (void)I{};
+  return T(t.dims(), std::move(lv), std::span<V>(data, data != nullptr ? size : 0));
+}
+}  // namespace detail
+
+/// A tensor whose values exist only inside one `fuse` call (Diffuse's
+/// temporaries, Definition 5): dense, of order N, written by one of the
+/// fused statements before any of them reads it. When every statement
+/// that mentions it runs in the fused kernel of the statement that first
+/// writes it, its values are never allocated: each chunk keeps its rows in
+/// a per-thread workspace (chunk rows x the values per row), reused across
+/// calls. Otherwise fuse allocates its values for the call (the plan says
+/// why) and frees them when it returns. Its values are gone after fuse
+/// returns; outside fuse a statement that mentions it does not compile.
+///
+///     temporary<double> c({n});
+///     fuse(defer(c(i)) = a(i) + b(i), defer(e(i)) = c(i) + d(i));  // one loop; c never allocated
+template <class V, std::size_t N = 1, index_type I = std::int32_t>
+class temporary {
+  static_assert(N >= 1, "tensorlev::temporary: the order must be at least 1 (a scalar temporary is a scalar<V>)");
+
+ public:
+  using format = tensorlev::format<typename detail::temporary_levels<N - 1>::type>;
+  using tensor_type = tensorlev::tensor<V, format, I, temporary_storage>;
+  using value_type = V;
+  using index_type = I;
+  static constexpr std::size_t order = N;
+
+  explicit temporary(std::array<I, N> dims) {
+    for (std::size_t d = 0; d < N; ++d)
+      if (dims[d] < 0)
+        throw shape_error("tensorlev::temporary: dimension " + std::to_string(d) + " is negative (" +
+                          std::to_string(dims[d]) + ")");
+    typename tensor_type::level_tuple lv;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((std::get<K + 1>(lv) = std::tuple_element_t<K + 1, typename tensor_type::level_tuple>(dims[K + 1])), ...);
+    }(std::make_index_sequence<N - 1>{});
+    std::get<0>(lv) = window_level<I>(dims[0], 0, 0);
+    t_ = tensor_type(dims, std::move(lv), std::span<V>());
+  }
+  temporary(const temporary&) = delete;
+  temporary& operator=(const temporary&) = delete;
+
+  /// `c(i)`: the temporary in a deferred statement (defer(c(i)) = ...).
+  template <index_variable... X>
+  [[nodiscard]] access<tensor_type, std::remove_cvref_t<X>::name...> operator()(X...) const noexcept {
+    static_assert(sizeof...(X) == N,
+                  "tensorlev: a tensor must be accessed with exactly one index variable per dimension");
+    return access<tensor_type, std::remove_cvref_t<X>::name...>(&t_);
+  }
+  [[nodiscard]] const std::array<I, N>& dims() const noexcept { return t_.dims(); }
+  /// Its tensor: no values outside fuse.
+  [[nodiscard]] const tensor_type& values_tensor() const noexcept { return t_; }
+
+ private:
+  mutable tensor_type t_;  // fuse points its values at a workspace or an allocation, for one call
+};
 
 namespace cg {
 
@@ -176,9 +267,18 @@ struct fuse_access {
   bool row_local = false;    // all dense, its first level bound by loop 0
   bool same_as_out = false;  // pointwise: the output's variables, in the output's order
   bool scalar = false;
+  bool temporary = false;    // a temporary's tensor (no values until fuse runs)
   // The same object, or values that share memory (empty ones share none).
   [[nodiscard]] bool overlaps(const fuse_access& o) const { return object == o.object || (lo < o.hi && o.lo < hi); }
   [[nodiscard]] bool same(const fuse_access& o) const { return lo == o.lo && hi == o.hi && layout == o.layout; }
+};
+
+// An access of a statement to a temporary (every role).
+struct fuse_temp_use {
+  std::size_t access = 0;     // 0: the output
+  const void* object = nullptr;
+  long long rows = 0;         // its first dimension
+  std::size_t row_bytes = 0;  // bytes per row (the value size times the other dimensions)
 };
 
 struct fuse_info {
@@ -186,7 +286,22 @@ struct fuse_info {
   long long extent = 0;           // loop 0's range
   std::vector<fuse_access> acc;   // [0]: the output
   bool in_place_ok = false;       // may read its output pointwise
+  bool accumulate = false;        // +=
   std::string text;               // the statement, for the plan
+  std::vector<fuse_temp_use> temps;  // its accesses to temporaries
+  std::vector<int> temp_of;          // by access: its temporary's index in the plan's, or -1
+};
+
+// A temporary of a fusion, and where its values live.
+struct fuse_temp {
+  const void* object = nullptr;
+  std::size_t writer = 0;  // the statement that first writes it
+  std::size_t kernel = 0;  // that statement's kernel in the plan
+  long long rows = 0;
+  std::size_t row_bytes = 0;
+  bool eliminated = false;  // rows of a chunk in the kernel's workspace, never allocated
+  std::size_t offset = 0;   // bytes into the kernel's chunk workspace
+  std::string why;          // why fuse allocates it (not eliminated)
 };
 
 template <class K, std::size_t A>
@@ -195,6 +310,7 @@ fuse_access describe_access(const typename K::state& st) {
   fuse_access x;
   const auto* t = std::get<A>(st.ops);
   x.object = t;
+  x.temporary = detail::is_temporary_v<T>;
   if constexpr (detail::is_scalar_v<T>) {
     x.lo = reinterpret_cast<std::uintptr_t>(&t->value());
     x.hi = x.lo + sizeof(t->value());
@@ -292,6 +408,7 @@ struct fused_kernel {
   bool fused = false;   // the chunked fused loop (else the statement runs alone)
   long long extent = 0;
   std::string why_end;  // why the next statement starts a new kernel ("" for the last)
+  std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
 };
 
 inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info) {
@@ -342,6 +459,82 @@ constexpr long long fuse_rows_per_chunk(long long n) noexcept {
   return r < fuse_chunk_rows_min ? fuse_chunk_rows_min : r > fuse_chunk_rows ? fuse_chunk_rows : r;
 }
 
+// Where each temporary lives (Definition 5): the statement that first
+// mentions it must write it with `=` and not read it; it is eliminated
+// when that statement's kernel is a fused loop and every statement that
+// mentions it is in that kernel (the kernel's conflict rules then keep
+// every access to the rows the chunk writes). The others are allocated for
+// the call. Sets each kernel's workspace and each temporary's offset in it.
+inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std::vector<fused_kernel>& ks) {
+  std::vector<fuse_temp> temps;
+  std::vector<std::size_t> kernel_of(info.size(), 0);
+  for (std::size_t k = 0; k < ks.size(); ++k)
+    for (std::size_t s = ks[k].begin; s < ks[k].end; ++s) kernel_of[s] = k;
+  for (std::size_t s = 0; s < info.size(); ++s) {
+    for (const fuse_temp_use& u : info[s].temps) {
+      if (info[s].temp_of.size() <= u.access) info[s].temp_of.resize(u.access + 1, -1);
+      auto it = std::find_if(temps.begin(), temps.end(), [&](const fuse_temp& t) { return t.object == u.object; });
+      if (it == temps.end()) {
+        bool read = u.access != 0;
+        for (const fuse_temp_use& v : info[s].temps) read = read || (v.object == u.object && v.access != 0);
+        if (read || info[s].accumulate)
+          throw error("tensorlev::fuse: statement " + std::to_string(s + 1) + " (" + info[s].text + ") " +
+                      (read ? "reads" : "adds (+=) into") +
+                      " a temporary that no earlier statement of this fuse writes (a temporary holds values only "
+                      "within one fuse call); write all of it with = first");
+        fuse_temp t;
+        t.object = u.object;
+        t.writer = s;
+        t.kernel = kernel_of[s];
+        t.rows = u.rows;
+        t.row_bytes = u.row_bytes;
+        t.eliminated = ks[t.kernel].fused;
+        temps.push_back(t);
+        info[s].temp_of[u.access] = static_cast<int>(temps.size() - 1);
+        continue;
+      }
+      if (it->why.empty() && kernel_of[s] != it->kernel) {
+        it->eliminated = false;
+        it->why = "statement " + std::to_string(s + 1) + " " + (u.access == 0 ? "writes" : "reads") +
+                  " it in another kernel than statement " + std::to_string(it->writer + 1) + ", which writes it first";
+      }
+      info[s].temp_of[u.access] = static_cast<int>(it - temps.begin());
+    }
+  }
+  for (fuse_temp& t : temps) {
+    if (!t.eliminated && t.why.empty())
+      t.why = "statement " + std::to_string(t.writer + 1) + ", which writes it, runs alone";
+    if (!t.eliminated) continue;
+    fused_kernel& k = ks[t.kernel];
+    const auto rows = static_cast<std::size_t>(fuse_rows_per_chunk(k.extent));
+    t.offset = k.workspace;
+    k.workspace += (rows * t.row_bytes + 63) / 64 * 64;
+  }
+  return temps;
+}
+
+// This thread's chunk workspace, at least `bytes` long (64-byte aligned),
+// kept for later calls: a fused kernel's eliminated temporaries keep a
+// chunk's rows in it.
+inline std::byte* fuse_workspace(std::size_t bytes) {
+  struct buffer {
+    std::byte* p = nullptr;
+    std::size_t size = 0;
+    buffer() = default;
+    buffer(const buffer&) = delete;
+    buffer& operator=(const buffer&) = delete;
+    ~buffer() { ::operator delete(p, std::align_val_t{64}); }
+  };
+  thread_local buffer b;
+  if (b.size < bytes) {
+    auto* q = static_cast<std::byte*>(::operator new(bytes, std::align_val_t{64}));
+    ::operator delete(b.p, std::align_val_t{64});
+    b.p = q;
+    b.size = bytes;
+  }
+  return b.p;
+}
+
 // The fusion engine over statements S...: states, plan, runs.
 template <class... S>
 class fusion {
@@ -355,11 +548,28 @@ class fusion {
   explicit fusion(const S&... s) : stmts_(&s...) {
     [&]<std::size_t... X>(std::index_sequence<X...>) { (prepare<X>(), ...); }(std::make_index_sequence<NS>{});
     plan_ = plan_fusion(info_);
+    temps_ = plan_temporaries(info_, plan_);
   }
+  fusion(const fusion&) = delete;
+  fusion& operator=(const fusion&) = delete;
   [[nodiscard]] const std::vector<fused_kernel>& plan() const noexcept { return plan_; }
   [[nodiscard]] const std::vector<fuse_info>& info() const noexcept { return info_; }
+  [[nodiscard]] const std::vector<fuse_temp>& temporaries() const noexcept { return temps_; }
 
   void run(const executor& ex) {
+    // Temporaries that are not eliminated get values for the call.
+    struct release_guard {
+      fusion* f;
+      explicit release_guard(fusion* x) noexcept : f(x) {}
+      release_guard(const release_guard&) = delete;
+      release_guard& operator=(const release_guard&) = delete;
+      ~release_guard() {
+        [&]<std::size_t... X>(std::index_sequence<X...>) { (f->template give_values<X>(false), ...); }(
+            std::make_index_sequence<NS>{});
+        f->owned_.clear();
+      }
+    } guard(this);
+    [&]<std::size_t... X>(std::index_sequence<X...>) { (give_values<X>(true), ...); }(std::make_index_sequence<NS>{});
     for (const fused_kernel& k : plan_) {
       if (!k.fused) {
         [&]<std::size_t... X>(std::index_sequence<X...>) {
@@ -377,12 +587,74 @@ class fusion {
     return *std::get<X>(stmts_);
   }
 
+  // The statement's operands as the kernel numbers them: the output first.
+  template <std::size_t X>
+  auto operands() const {
+    const auto& s = stmt<X>();
+    return std::tuple_cat(std::make_tuple(s.out.operand()), collect_operands(s.e));
+  }
+
+  // Statement X's temporaries that are not eliminated: values allocated
+  // for the call (give), or none again (take back).
+  template <std::size_t X>
+  void give_values(bool give) {
+    const auto ops = operands<X>();
+    give_all(ops, give, std::make_index_sequence<std::tuple_size_v<decltype(ops)>>{});
+  }
+  template <class Ops, std::size_t... A>
+  void give_all(const Ops& ops, bool give, std::index_sequence<A...>) {
+    (give_one<A>(ops, give), ...);
+  }
+  template <std::size_t A, class Ops>
+  void give_one(const Ops& ops, bool give) {
+    using T = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, Ops>>>;
+    if constexpr (detail::is_temporary_v<T>) {
+      auto* t = const_cast<T*>(std::get<A>(ops));  // the temporary's mutable tensor
+      const auto it = std::find_if(temps_.begin(), temps_.end(),
+                                   [&](const fuse_temp& x) { return x.object == static_cast<const void*>(t); });
+      if (it == temps_.end() || it->eliminated) return;
+      using V = typename T::value_type;
+      if (!give) {
+        *t = detail::window_of(*t, 0, 0, static_cast<V*>(nullptr));
+      } else if (t->values().empty() && it->rows > 0 && it->row_bytes > 0) {
+        auto buf = std::make_shared<std::vector<V>>(static_cast<std::size_t>(it->rows) * it->row_bytes / sizeof(V));
+        *t = detail::window_of(*t, 0, t->dimension(0), buf->data());
+        owned_.push_back(std::move(buf));
+      }
+    }
+  }
+
+  // Statement X's accesses to temporaries, into in.temps.
+  template <class Ops, std::size_t... A>
+  static void record_temps(const Ops& ops, fuse_info& in, std::index_sequence<A...>) {
+    (record_temp<A>(ops, in), ...);
+  }
+  template <std::size_t A, class Ops>
+  static void record_temp(const Ops& ops, fuse_info& in) {
+    using T = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, Ops>>>;
+    if constexpr (detail::is_temporary_v<T>) {
+      const T& t = *std::get<A>(ops);
+      fuse_temp_use u;
+      u.access = A;
+      u.object = &t;
+      u.rows = static_cast<long long>(t.dimension(0));
+      u.row_bytes = sizeof(typename T::value_type);
+      for (std::size_t d = 1; d < T::order; ++d) u.row_bytes *= static_cast<std::size_t>(t.dimension(d));
+      in.temps.push_back(u);
+    }
+  }
+
   template <std::size_t X>
   void prepare() {
     using F = info_t<X>;
     const auto& s = stmt<X>();
     fuse_info in;
     in.role = F::role;
+    in.accumulate = F::accumulate;
+    {
+      const auto ops = operands<X>();
+      record_temps(ops, in, std::make_index_sequence<std::tuple_size_v<decltype(ops)>>{});
+    }
     if constexpr (F::role != fuse_role::alone) {
       using KX = K<X>;
       auto& st = std::get<X>(states_);
@@ -403,24 +675,66 @@ class fusion {
     const auto& s = stmt<X>();
     using T = std::remove_cvref_t<decltype(s)>;
     [&]<class Out, class E, bool A>(const statement<Out, E, A>*) {
-      run_statement<Out, A, 0>(s.out, s.e, ex);
+      run_statement_any<Out, A, 0>(s.out, s.e, ex);
     }(static_cast<const T*>(nullptr));
   }
 
-  // Statement X's part of chunk c, rows [lo, hi).
+  template <class T>
+  struct window_slot {
+    using type = char;
+  };
+  template <class T>
+    requires detail::is_temporary_v<T>
+  struct window_slot<T> {
+    using type = std::remove_const_t<T>;
+  };
+
+  // Statement X's part of chunk c, rows [lo, hi); ws: the thread's chunk
+  // workspace for the kernel's eliminated temporaries.
   template <std::size_t X>
-  void run_chunk(std::size_t c, long long lo, long long hi) {
+  void run_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
     using KX = K<X>;
     using I = typename KX::I;
     using V = typename KX::V;
     auto local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
+    // Eliminated temporaries: the chunk's rows, in the workspace.
+    [[maybe_unused]] auto windows = [&]<std::size_t... A>(std::index_sequence<A...>) {
+      return std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>{};
+    }(std::make_index_sequence<KX::NA>{});
+    if constexpr (KX::NA > 0) {
+      [&]<std::size_t... A>(std::index_sequence<A...>) {
+        (
+            [&] {
+              using T = typename KX::template op_t<A>;
+              if constexpr (detail::is_temporary_v<T>) {
+                const int ti = info_[X].temp_of[A];
+                if (ti < 0 || !temps_[static_cast<std::size_t>(ti)].eliminated) return;
+                using W = std::remove_const_t<T>;
+                using WV = typename W::value_type;
+                auto& w = std::get<A>(windows);
+                w = detail::window_of(*std::get<A>(local.ops), static_cast<typename W::index_type>(lo),
+                                      static_cast<typename W::index_type>(hi - lo),
+                                      reinterpret_cast<WV*>(ws + temps_[static_cast<std::size_t>(ti)].offset));
+                std::get<A>(local.ops) = &w;
+              }
+            }(),
+            ...);
+      }(std::make_index_sequence<KX::NA>{});
+      if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) KX::output::prepare(local);
+    }
     KX::output::begin_chunk(local, c);
     if constexpr (info_t<X>::role == fuse_role::rows && !info_t<X>::accumulate && !KX::direct_store) {
-      const auto vals = std::get<0>(local.ops)->values();
-      const auto n = static_cast<std::size_t>(info_[X].extent);
-      const std::size_t stride = n > 0 ? vals.size() / n : 0;
-      std::fill(vals.data() + static_cast<std::size_t>(lo) * stride, vals.data() + static_cast<std::size_t>(hi) * stride,
-                V{});
+      auto* o = std::get<0>(local.ops);
+      const auto vals = o->values();
+      // Rows held: all of them, or a temporary's window.
+      long long first = 0, held = info_[X].extent;
+      if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) {
+        first = static_cast<long long>(o->template level<0>().first());
+        held = static_cast<long long>(o->template level<0>().length());
+      }
+      const std::size_t stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
+      std::fill(vals.data() + static_cast<std::size_t>(lo - first) * stride,
+                vals.data() + static_cast<std::size_t>(hi - first) * stride, V{});
     }
     V acc{};
     KX::template loop<0, 0>(local, KX::root_cursor(), acc);
@@ -463,8 +777,9 @@ class fusion {
           const context& x = *static_cast<const context*>(p);
           const long long lo = static_cast<long long>(c) * x.rows;
           const long long hi = std::min(x.n, lo + x.rows);
+          std::byte* ws = x.k->workspace > 0 ? fuse_workspace(x.k->workspace) : nullptr;
           [&]<std::size_t... X>(std::index_sequence<X...>) {
-            ((X >= x.k->begin && X < x.k->end ? x.self->template run_chunk_if<X>(c, lo, hi) : void()), ...);
+            ((X >= x.k->begin && X < x.k->end ? x.self->template run_chunk_if<X>(c, lo, hi, ws) : void()), ...);
           }(std::make_index_sequence<NS>{});
         },
         &ctx);
@@ -476,8 +791,8 @@ class fusion {
  public:
   // (Public for the chunk function; statements that run alone have no chunk.)
   template <std::size_t X>
-  void run_chunk_if(std::size_t c, long long lo, long long hi) {
-    if constexpr (info_t<X>::role != fuse_role::alone) run_chunk<X>(c, lo, hi);
+  void run_chunk_if(std::size_t c, long long lo, long long hi, std::byte* ws) {
+    if constexpr (info_t<X>::role != fuse_role::alone) run_chunk<X>(c, lo, hi, ws);
   }
 
  private:
@@ -509,6 +824,8 @@ class fusion {
   decltype(partials_type(std::make_index_sequence<NS>{})) partial_{};
   std::vector<fuse_info> info_;
   std::vector<fused_kernel> plan_;
+  std::vector<fuse_temp> temps_;
+  std::vector<std::shared_ptr<void>> owned_;  // allocated temporaries' values, for one run
 };
 
 template <class S>
@@ -570,6 +887,15 @@ std::string fusion_plan(const S&... s) {
     }
     out += "\n";
     if (!k.why_end.empty()) out += "  " + k.why_end + "\n";
+  }
+  for (const cg::fuse_temp& t : f.temporaries()) {
+    out += "temporary written first by statement " + std::to_string(t.writer + 1) + ": ";
+    if (t.eliminated)
+      out += "never allocated (a chunk's rows, " + std::to_string(t.row_bytes) + " bytes each, in kernel " +
+             std::to_string(t.kernel + 1) + "'s per-thread workspace)\n";
+    else
+      out += "allocated for the call (" + std::to_string(static_cast<std::size_t>(t.rows) * t.row_bytes) +
+             " bytes): " + t.why + "\n";
   }
   return out;
 }

@@ -193,7 +193,26 @@ struct atomic_borrowed : B {
   using borrowed_type = B;
 };
 
+/// The storage of a fuse temporary (fuse.hpp, `temporary`): borrowed
+/// arrays that fuse points, for one call, at a chunk's rows in a per-thread
+/// workspace or at values it allocates; statements outside fuse refuse a
+/// tensor with it at compile time.
+struct temporary_storage : borrowed<> {
+  static constexpr bool temporary = true;
+  static constexpr const char* name = "temporary";
+  using borrowed_type = borrowed<>;
+};
+
 namespace detail {
+template <class T>
+struct is_temporary : std::false_type {};
+template <class T>
+  requires requires { std::remove_const_t<T>::storage::temporary; }
+struct is_temporary<T> : std::bool_constant<std::remove_const_t<T>::storage::temporary> {};
+/// Whether T (possibly const) is a fuse temporary's tensor.
+template <class T>
+inline constexpr bool is_temporary_v = is_temporary<T>::value;
+
 template <class T>
 struct atomic_adds : std::false_type {};
 template <class T>

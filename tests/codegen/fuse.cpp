@@ -16,28 +16,15 @@
 #include <vector>
 
 #include "common.hpp"
+#include "fuse_executors.hpp"
 #include "tensorlev/fuse.hpp"
-
-#ifdef TL_FUSE_KOKKOS
-#include <Kokkos_Core.hpp>
-
-#include "tensorlev/kokkos.hpp"
-#endif
 
 using namespace tensorlev;
 using namespace tensorlev::indices;
 
 namespace {
 
-#ifdef TL_FUSE_KOKKOS
-const tensorlev::kokkos_executor<>* kokkos_space = nullptr;  // set by main while Kokkos is initialized
-executor second_executor() { return *kokkos_space; }
-#else
-executor second_executor() {
-  static const tensorlev::chunked_serial_executor scrambled(3);
-  return scrambled;
-}
-#endif
+using tltest::second_executor;
 
 using vec = tensor<double, dense_vector>;
 constexpr int pool = 4;
@@ -400,14 +387,3 @@ static_assert(fusable_v<decltype(defer(std::declval<scalar<double>&>()()) =
                                      std::declval<vec&>()(i) * std::declval<vec&>()(i))>);
 static_assert(!fusable_v<decltype(defer(std::declval<tensor<double, csr>&>()(i, j)) =
                                       std::declval<tensor<double, csr>&>()(i, j) * 2.0)>);
-
-#ifdef TL_FUSE_KOKKOS
-int main(int argc, char** argv) {
-  Kokkos::ScopeGuard kokkos(argc, argv);
-  const tensorlev::kokkos_executor<> space;
-  kokkos_space = &space;
-  EXPECT_TRUE(second_executor().parallel());
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
-#endif

@@ -1849,6 +1849,16 @@ struct all_host_readable;
 template <class... A>
 struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_access<A>::value && ...)> {};
 
+// Whether an access reads or writes a fuse temporary (fuse.hpp).
+template <class A>
+struct temporary_access : std::false_type {};
+template <class T, char... V>
+struct temporary_access<access<T, V...>> : std::bool_constant<detail::is_temporary_v<T>> {};
+template <class Tuple>
+struct any_temporary;
+template <class... A>
+struct any_temporary<std::tuple<A...>> : std::bool_constant<(temporary_access<A>::value || ...)> {};
+
 // The statement's compile-time checks (run_statement, compute_numeric).
 template <class Out, class E, class Ex, bool Accumulate, char... Order>
 void check_statement() {
@@ -1883,7 +1893,22 @@ void check_statement() {
 }
 
 template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{});
+
+// Runs out = e (out += e): the statement's kernels (several when its terms
+// sum over different reductions).
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
 void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  static_assert(!any_temporary<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
+                                                       std::declval<typename expr_info<E>::access_types>()))>::value,
+                "tensorlev: a temporary (tensorlev::temporary) holds values only inside fuse(...): write and read "
+                "it in deferred statements given to fuse, or use a tensor");
+  run_statement_any<Out, Accumulate, Pre, Order...>(out, e, ex);
+}
+
+// run_statement, temporaries allowed (fuse gives them values first).
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex>
+void run_statement_any(const Out& out, const E& e, const Ex& ex) {
   check_statement<Out, E, Ex, Accumulate, Order...>();
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   using OT = std::remove_const_t<std::remove_pointer_t<decltype(out.operand())>>;

@@ -1,0 +1,542 @@
+// fuse() with temporaries (Diffuse's Definition 5, issue 20): a temporary
+// whose every use lies in the fused kernel of the statement that first
+// writes it is never allocated (a chunk's rows live in a per-thread
+// workspace); otherwise fuse allocates it for the call. Programs of
+// statement shapes over temporaries are run with their vector slots bound
+// at random (outputs alias inputs in every combination, so the plan, not
+// the test, decides what fuses and what is allocated) and compared exactly
+// with reference loops that hold every temporary as a vector; extents
+// cross the chunk size; executors run chunks in order and scrambled (this
+// file), or on Kokkos threads (built again as tests/kokkos'
+// test_kokkos_fuse_temporaries with TL_FUSE_KOKKOS). The paper's Figures
+// 12 and 8 are tests, with allocations counted by a replaced operator new.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "fuse_executors.hpp"
+#include "tensorlev/fuse.hpp"
+#include "tensorlev/interop/raw.hpp"
+
+using namespace tensorlev;
+using namespace tensorlev::indices;
+
+namespace {
+
+using tltest::second_executor;
+
+using vec = tensor<double, dense_vector>;
+using dvec = std::vector<double>;
+constexpr int pool = 4;
+constexpr int width = 3;  // columns of the dense matrix M and the matrix temporary
+
+struct world {
+  int n = 0;
+  tensor<double, csr> A;
+  std::vector<std::array<int, 2>> Ac;
+  std::vector<double> Av;
+  tensor<double, dense_row_major> M;  // n x width
+  tensor<double, csr> B;              // n x width, some components stored
+  std::vector<std::array<int, 2>> Bc;
+  std::vector<double> Bv;
+  std::array<vec, pool> v;
+  scalar<double> s;
+};
+
+// The reference: every tensor, temporaries included, as a vector.
+struct ref_world {
+  int n = 0;
+  std::vector<std::array<int, 2>> Ac;
+  std::vector<double> Av, M;
+  std::vector<std::array<int, 2>> Bc;
+  std::vector<double> Bv;
+  std::array<dvec, pool> v;
+  std::array<dvec, 2> t;  // vector temporaries t0, t1
+  dvec T;                 // the matrix temporary, n x width
+  double s = 0;
+};
+
+world make_world(int n, std::mt19937_64& rng) {
+  world w;
+  w.n = n;
+  std::uniform_int_distribution<int> val(-3, 3), per_row(0, 4);
+  coordinate_list<double, int> list({n, n});
+  for (int x = 0; x < n; ++x) {
+    std::vector<int> cols;
+    for (int c = per_row(rng); c > 0; --c) cols.push_back(std::uniform_int_distribution<int>(0, n - 1)(rng));
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (int c : cols) {
+      const double v = val(rng);
+      list.push_back({x, c}, v);
+      w.Ac.push_back({x, c});
+      w.Av.push_back(v);
+    }
+  }
+  w.A = pack<csr>(list);
+  w.M = tensor<double, dense_row_major>({n, width});
+  for (auto& x : w.M.values()) x = val(rng);
+  coordinate_list<double, int> blist({n, width});
+  for (int x = 0; x < n; ++x)
+    for (int y = 0; y < width; ++y)
+      if (per_row(rng) == 0) {
+        const double v = val(rng);
+        blist.push_back({x, y}, v);
+        w.Bc.push_back({x, y});
+        w.Bv.push_back(v);
+      }
+  w.B = pack<csr>(blist);
+  for (auto& x : w.v) {
+    x = vec({n});
+    for (auto& e : x.values()) e = val(rng);
+  }
+  w.s.value() = val(rng);
+  return w;
+}
+
+ref_world reference_of(const world& w) {
+  ref_world r;
+  r.n = w.n;
+  r.Ac = w.Ac;
+  r.Av = w.Av;
+  r.M.assign(w.M.values().begin(), w.M.values().end());
+  r.Bc = w.Bc;
+  r.Bv = w.Bv;
+  for (int k = 0; k < pool; ++k) r.v[k].assign(w.v[k].values().begin(), w.v[k].values().end());
+  r.t[0].assign(static_cast<std::size_t>(w.n), 0.0);
+  r.t[1].assign(static_cast<std::size_t>(w.n), 0.0);
+  r.T.assign(static_cast<std::size_t>(w.n) * width, 0.0);
+  r.s = w.s.value();
+  return r;
+}
+
+// Slots: o, p (output vectors), a, b, c (input vectors).
+struct binding {
+  int o = 0, p = 0, a = 0, b = 0, c = 0;
+};
+
+struct temps {
+  temporary<double> t0, t1;
+  temporary<double, 2> T;
+  explicit temps(int n) : t0({n}), t1({n}), T({n, width}) {}
+};
+
+template <class F>
+void each_row(int n, F f) {
+  for (std::size_t x = 0; x < static_cast<std::size_t>(n); ++x) f(x);
+}
+
+// Programs: run(ex, w, t, b) runs them through fuse; ref(r, b) on the
+// reference. Each names what its plan must show for distinct slots.
+
+// Figure 12's chain and a dot of the temporary: one kernel, t0 never allocated.
+struct chain {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.t0(i)) = w.v[b.a](i) + w.v[b.b](i), defer(w.v[b.o](i)) = t.t0(i) + w.v[b.c](i),
+         defer(w.s()) = t.t0(i) * w.v[b.c](i));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    each_row(r.n, [&](std::size_t x) { r.t[0][x] = r.v[b.a][x] + r.v[b.b][x]; });
+    each_row(r.n, [&](std::size_t x) { r.v[b.o][x] = r.t[0][x] + r.v[b.c][x]; });
+    r.s = 0;
+    each_row(r.n, [&](std::size_t x) { r.s += r.t[0][x] * r.v[b.c][x]; });
+  }
+};
+
+// Two temporaries, one updated in place with +=, a negation and a difference.
+struct two_temps {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.t0(i)) = w.v[b.a](i) - w.v[b.b](i), defer(t.t1(i)) = -(t.t0(i) * w.v[b.c](i)),
+         defer(t.t0(i)) += t.t1(i), defer(w.v[b.o](i)) = t.t0(i) - 2.0 * t.t1(i),
+         defer(w.s()) += w.v[b.o](i) * t.t1(i));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    each_row(r.n, [&](std::size_t x) { r.t[0][x] = r.v[b.a][x] - r.v[b.b][x]; });
+    each_row(r.n, [&](std::size_t x) { r.t[1][x] = -(r.t[0][x] * r.v[b.c][x]); });
+    each_row(r.n, [&](std::size_t x) { r.t[0][x] += r.t[1][x]; });
+    each_row(r.n, [&](std::size_t x) { r.v[b.o][x] = r.t[0][x] - 2.0 * r.t[1][x]; });
+    each_row(r.n, [&](std::size_t x) { r.s += r.v[b.o][x] * r.t[1][x]; });
+  }
+};
+
+// A temporary written by SpMV (rows without entries: = zero-fills its
+// chunk rows in the workspace, which holds the last chunk's values).
+struct spmv_into_temp {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.t0(i)) = w.A(i, j) * w.v[b.a](j), defer(w.v[b.o](i)) = t.t0(i) + w.v[b.b](i),
+         defer(w.s()) = t.t0(i) * w.v[b.c](i));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    for (std::size_t e = 0; e < r.Av.size(); ++e) r.t[0][r.Ac[e][0]] += r.Av[e] * r.v[b.a][r.Ac[e][1]];
+    each_row(r.n, [&](std::size_t x) { r.v[b.o][x] = r.t[0][x] + r.v[b.b][x]; });
+    r.s = 0;
+    each_row(r.n, [&](std::size_t x) { r.s += r.t[0][x] * r.v[b.c][x]; });
+  }
+};
+
+// A temporary read at other rows (SpMV): a second kernel, t0 allocated.
+struct read_by_spmv {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.t0(i)) = 2.0 * w.v[b.a](i), defer(w.v[b.o](i)) = w.A(i, j) * t.t0(j),
+         defer(w.v[b.p](i)) = t.t0(i) + w.v[b.o](i));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    each_row(r.n, [&](std::size_t x) { r.t[0][x] = 2.0 * r.v[b.a][x]; });
+    dvec y(static_cast<std::size_t>(r.n), 0.0);
+    for (std::size_t e = 0; e < r.Av.size(); ++e) y[r.Ac[e][0]] += r.Av[e] * r.t[0][r.Ac[e][1]];
+    r.v[b.o] = y;
+    each_row(r.n, [&](std::size_t x) { r.v[b.p][x] = r.t[0][x] + r.v[b.o][x]; });
+  }
+};
+
+// A matrix temporary: rows scaled, row-wise dots, its squared norm; a
+// vector temporary written by a reduction; the matrix temporary written
+// again by a sparse matrix (= zero-fills its chunk rows in the workspace,
+// which holds the last chunk's values).
+struct matrix_temp {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.T(i, j)) = w.v[b.a](i) * w.M(i, j), defer(w.v[b.o](i)) = t.T(i, j) * w.M(i, j),
+         defer(w.s()) = t.T(i, j) * t.T(i, j), defer(t.T(i, j)) += w.M(i, j),
+         defer(t.t1(i)) = t.T(i, j) * w.M(i, j), defer(t.T(i, j)) = w.B(i, j) * w.v[b.c](i),
+         defer(w.v[b.p](i)) += t.t1(i) - w.v[b.c](i), defer(w.v[b.p](i)) += t.T(i, j) * w.M(i, j));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    const auto at = [](std::size_t x, std::size_t y) { return x * width + y; };
+    each_row(r.n, [&](std::size_t x) {
+      for (std::size_t y = 0; y < width; ++y) r.T[at(x, y)] = r.v[b.a][x] * r.M[at(x, y)];
+    });
+    each_row(r.n, [&](std::size_t x) {
+      double sum = 0;
+      for (std::size_t y = 0; y < width; ++y) sum += r.T[at(x, y)] * r.M[at(x, y)];
+      r.v[b.o][x] = sum;
+    });
+    r.s = 0;
+    each_row(r.n, [&](std::size_t x) {
+      for (std::size_t y = 0; y < width; ++y) r.s += r.T[at(x, y)] * r.T[at(x, y)];
+    });
+    for (std::size_t x = 0; x < r.T.size(); ++x) r.T[x] += r.M[x];
+    each_row(r.n, [&](std::size_t x) {
+      r.t[1][x] = 0;
+      for (std::size_t y = 0; y < width; ++y) r.t[1][x] += r.T[at(x, y)] * r.M[at(x, y)];
+    });
+    std::fill(r.T.begin(), r.T.end(), 0.0);
+    for (std::size_t e = 0; e < r.Bv.size(); ++e)
+      r.T[at(static_cast<std::size_t>(r.Bc[e][0]), static_cast<std::size_t>(r.Bc[e][1]))] =
+          r.Bv[e] * r.v[b.c][static_cast<std::size_t>(r.Bc[e][0])];
+    each_row(r.n, [&](std::size_t x) { r.v[b.p][x] += r.t[1][x] - r.v[b.c][x]; });
+    each_row(r.n, [&](std::size_t x) {
+      for (std::size_t y = 0; y < width; ++y) r.v[b.p][x] += r.T[at(x, y)] * r.M[at(x, y)];
+    });
+  }
+};
+
+// A temporary read after a pending reduction of it: the read starts a new
+// kernel, so t0 is allocated.
+struct read_after_reduction {
+  static void run(const executor& ex, world& w, temps& t, const binding& b) {
+    fuse(ex, defer(t.t0(i)) = w.v[b.a](i) + w.v[b.b](i), defer(w.s()) = t.t0(i) * t.t0(i),
+         defer(w.v[b.o](i)) = w.s() * t.t0(i));
+  }
+  static void ref(ref_world& r, const binding& b) {
+    each_row(r.n, [&](std::size_t x) { r.t[0][x] = r.v[b.a][x] + r.v[b.b][x]; });
+    r.s = 0;
+    each_row(r.n, [&](std::size_t x) { r.s += r.t[0][x] * r.t[0][x]; });
+    each_row(r.n, [&](std::size_t x) { r.v[b.o][x] = r.s * r.t[0][x]; });
+  }
+};
+
+template <class P>
+void check_program(const std::vector<int>& extents, int bindings) {
+  std::mt19937_64 rng(1234);
+  std::uniform_int_distribution<int> slot(0, pool - 1);
+  for (int n : extents) {
+    for (int trial = 0; trial < bindings; ++trial) {
+      const binding b{slot(rng), slot(rng), slot(rng), slot(rng), slot(rng)};
+      const world w0 = make_world(n, rng);
+      ref_world r = reference_of(w0);
+      P::ref(r, b);
+      for (int run = 0; run < 2; ++run) {
+        const executor ex = run == 0 ? executor(serial) : second_executor();
+        world w = w0;
+        temps t(n);
+        P::run(ex, w, t, b);
+        const std::string where = "n=" + std::to_string(n) + " trial " + std::to_string(trial) + " run " +
+                                  std::to_string(run) + " slots o" + std::to_string(b.o) + " p" + std::to_string(b.p) +
+                                  " a" + std::to_string(b.a) + " b" + std::to_string(b.b) + " c" + std::to_string(b.c);
+        for (int k = 0; k < pool; ++k)
+          ASSERT_TRUE(std::equal(r.v[k].begin(), r.v[k].end(), w.v[k].values().begin())) << where << " vector " << k;
+        ASSERT_EQ(w.s.value(), r.s) << where;
+        // The values are gone once fuse returns.
+        EXPECT_TRUE(t.t0.values_tensor().values().empty()) << where;
+        EXPECT_TRUE(t.T.values_tensor().values().empty()) << where;
+      }
+    }
+  }
+}
+
+const std::vector<int> extents{0, 1, 7, 1023, 1025, 4100, 20000};
+
+}  // namespace
+
+TEST(FuseTemporaries, ChainEveryAliasing) { check_program<chain>(extents, 6); }
+TEST(FuseTemporaries, SpmvIntoTemporaryEveryAliasing) { check_program<spmv_into_temp>(extents, 6); }
+TEST(FuseTemporaries, TwoTemporariesEveryAliasing) { check_program<two_temps>(extents, 6); }
+TEST(FuseTemporaries, ReadAtOtherRowsEveryAliasing) { check_program<read_by_spmv>(extents, 6); }
+TEST(FuseTemporaries, MatrixTemporaryEveryAliasing) { check_program<matrix_temp>(extents, 4); }
+TEST(FuseTemporaries, ReadAfterReductionEveryAliasing) { check_program<read_after_reduction>(extents, 4); }
+
+// What the plans say, slots distinct.
+TEST(FuseTemporaries, PlansSayWhatIsAllocated) {
+  std::mt19937_64 rng(5);
+  world w = make_world(3000, rng);
+  temps t(3000);
+  auto& [a, b, c, o] = w.v;
+  std::string plan = fusion_plan(defer(t.t0(i)) = a(i) + b(i), defer(o(i)) = t.t0(i) + c(i));
+  EXPECT_EQ(plan.find("kernel 2"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("temporary written first by statement 1: never allocated"), std::string::npos) << plan;
+  plan = fusion_plan(defer(t.t0(i)) = 2.0 * a(i), defer(o(i)) = w.A(i, j) * t.t0(j));
+  EXPECT_NE(plan.find("statement 2 starts a new kernel: it reads what statement 1 writes, at other rows"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("temporary written first by statement 1: allocated for the call (24000 bytes): statement 2 "
+                      "reads it in another kernel than statement 1"),
+            std::string::npos)
+      << plan;
+  // A temporary written by a statement that cannot be fused (CSC: a scatter).
+  tensor<double, csc> B = pack<csc>(coordinate_list<double, int>({3000, 3000}));
+  plan = fusion_plan(defer(t.t0(i)) = B(i, j) * a(j));
+  EXPECT_NE(plan.find("allocated for the call (24000 bytes): statement 1, which writes it, runs alone"),
+            std::string::npos)
+      << plan;
+  plan = fusion_plan(defer(t.t0(i)) = B(i, j) * a(j), defer(o(i)) = t.t0(i));
+  EXPECT_NE(plan.find("allocated for the call (24000 bytes): statement 2 reads it in another kernel"),
+            std::string::npos)
+      << plan;
+  const auto k0 = kernels_run();
+  fuse(defer(t.t0(i)) = B(i, j) * a(j), defer(o(i)) = t.t0(i) + c(i));
+  EXPECT_EQ(kernels_run() - k0, 2u);
+  for (std::size_t x = 0; x < 3000; ++x) EXPECT_EQ(o.values()[x], c.values()[x]) << x;  // B is zero
+}
+
+TEST(FuseTemporaries, RefusesReadsBeforeTheFirstWrite) {
+  std::mt19937_64 rng(6);
+  world w = make_world(100, rng);
+  temps t(100);
+  vec& a = w.v[0];
+  vec& b = w.v[1];
+  vec& o = w.v[3];
+  const auto message = [](auto f) {
+    try {
+      f();
+    } catch (const tensorlev::error& e) {
+      return std::string(e.what());
+    }
+    return std::string("not refused");
+  };
+  std::string m = message([&] { fuse(defer(o(i)) = t.t0(i) + a(i)); });
+  EXPECT_NE(m.find("statement 1 (out(i) = (t1(i) + t2(i))) reads a temporary that no earlier statement"),
+            std::string::npos)
+      << m;
+  m = message([&] { fuse(defer(o(i)) = a(i), defer(t.t0(i)) += a(i)); });
+  EXPECT_NE(m.find("statement 2 (out(i) += t1(i)) adds (+=) into a temporary"), std::string::npos) << m;
+  m = message([&] { fuse(defer(t.t0(i)) = t.t0(i) + a(i)); });
+  EXPECT_NE(m.find("reads a temporary"), std::string::npos) << m;
+  // Values do not survive a call: a second fuse cannot read the first one's.
+  fuse(defer(t.t0(i)) = a(i), defer(o(i)) = t.t0(i));
+  m = message([&] { fuse(defer(b(i)) = t.t0(i)); });
+  EXPECT_NE(m.find("reads a temporary"), std::string::npos) << m;
+  // A failed call leaves no values behind either.
+  EXPECT_TRUE(t.t0.values_tensor().values().empty());
+  EXPECT_THROW(temporary<double>({-1}), tensorlev::shape_error);
+}
+
+// Figure 2's stencil, in one dimension (tensorlev has no strided 2-D
+// views): center, west and east view one grid at offsets 1, 0 and 2. The
+// sum and the scaling fuse into one kernel whose temporaries t1 and avg are
+// never allocated; the copy back into center writes what the kernel reads
+// at other rows (west and east overlap center), so it is a second kernel,
+// and work, which it reads, is allocated. The grid after each sweep equals
+// a Jacobi sweep on a copy.
+TEST(FuseTemporaries, Figure2StencilOneKernelPlusTheCopy) {
+  for (int n : {1, 2, 1000, 9000}) {
+    std::vector<double> grid(static_cast<std::size_t>(n) + 2), ref;
+    for (std::size_t k = 0; k < grid.size(); ++k) grid[k] = static_cast<double>(k % 11) - 5.0;
+    ref = grid;
+    auto west = vector_view(n, grid.data());
+    auto center = vector_view(n, grid.data() + 1);
+    auto east = vector_view(n, grid.data() + 2);
+    temporary<double> t1({n}), avg({n}), work({n});
+    const auto s1 = defer(t1(i)) = center(i) + west(i);
+    const auto s2 = defer(avg(i)) = t1(i) + east(i);
+    const auto s3 = defer(work(i)) = 0.25 * avg(i);
+    const auto s4 = defer(center(i)) = work(i);
+    const std::string plan = fusion_plan(s1, s2, s3, s4);
+    // One row: the three views do not overlap, and everything fuses.
+    const bool overlap = n > 1;
+    if (!overlap) {
+      EXPECT_NE(plan.find("kernel 1: loop over 1 rows in chunks of 1024: [1] out(i) = (t1(i) + t2(i)); [2] out(i) = "
+                          "(t1(i) + t2(i)); [3] out(i) = c * t1(i); [4] out(i) = t1(i)\n"),
+                std::string::npos)
+          << plan;
+      EXPECT_NE(plan.find("temporary written first by statement 3: never allocated"), std::string::npos) << plan;
+    } else {
+    EXPECT_NE(plan.find("kernel 1: loop over " + std::to_string(n) + " rows in chunks of 1024: [1] out(i) = (t1(i) + "
+                        "t2(i)); [2] out(i) = (t1(i) + t2(i)); [3] out(i) = c * t1(i)\n  statement 4 starts a new "
+                        "kernel: it writes what statement 1 reads, at other rows\nkernel 2: statement 4 alone"),
+              std::string::npos)
+        << plan;
+    EXPECT_NE(plan.find("temporary written first by statement 1: never allocated"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("temporary written first by statement 2: never allocated"), std::string::npos) << plan;
+    EXPECT_NE(plan.find("temporary written first by statement 3: allocated for the call (" + std::to_string(8 * n) +
+                        " bytes): statement 4 reads it in another kernel"),
+              std::string::npos)
+        << plan;
+    }
+    for (int sweep = 0; sweep < 4; ++sweep) {
+      const executor ex = sweep % 2 == 0 ? executor(serial) : second_executor();
+      const auto k0 = kernels_run();
+      fuse(ex, s1, s2, s3, s4);
+      EXPECT_EQ(kernels_run() - k0, overlap ? 2u : 1u);
+      const std::vector<double> old = ref;
+      for (std::size_t k = 1; k + 1 < ref.size(); ++k) ref[k] = 0.25 * ((old[k] + old[k - 1]) + old[k + 1]);
+      ASSERT_EQ(grid, ref) << "n=" << n << " sweep " << sweep;
+    }
+    // Written in place as one statement, the sweep would read updated
+    // neighbours: refused.
+    if (overlap) {
+      EXPECT_THROW(fuse(defer(center(i)) = 0.25 * (center(i) + west(i) + east(i))), tensorlev::error);
+    }
+  }
+}
+
+#ifndef TL_FUSE_KOKKOS
+// Allocation counting: every operator new of this test binary goes through
+// here; while armed, allocations of at least `big` bytes are counted.
+namespace {
+std::atomic<bool> armed{false};
+std::atomic<std::size_t> big{0};
+std::atomic<int> big_allocations{0};
+void* counted(std::size_t bytes) {
+  if (armed.load(std::memory_order_relaxed) && bytes >= big.load(std::memory_order_relaxed))
+    big_allocations.fetch_add(1, std::memory_order_relaxed);
+  void* p = std::malloc(bytes == 0 ? 1 : bytes);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+// Counts allocations of at least `bytes` while it lives.
+struct allocation_counter {
+  explicit allocation_counter(std::size_t bytes) {
+    big = bytes;
+    big_allocations = 0;
+    armed = true;
+  }
+  allocation_counter(const allocation_counter&) = delete;
+  allocation_counter& operator=(const allocation_counter&) = delete;
+  ~allocation_counter() { armed = false; }
+  [[nodiscard]] int count() const { return big_allocations.load(); }
+};
+}  // namespace
+
+void* operator new(std::size_t bytes) { return counted(bytes); }
+void* operator new[](std::size_t bytes) { return counted(bytes); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+// Figure 12: c = a + b; e = c + d runs as one loop and never allocates c.
+TEST(FuseTemporaries, Figure12OneLoopNoAllocationOfC) {
+  const int n = 1 << 17;
+  vec a({n}), b({n}), d({n}), e({n});
+  for (int x = 0; x < n; ++x) {
+    a.values()[x] = x % 7;
+    b.values()[x] = x % 5 - 2;
+    d.values()[x] = x % 3;
+  }
+  temporary<double> c({n});
+  const auto s1 = defer(c(i)) = a(i) + b(i);
+  const auto s2 = defer(e(i)) = c(i) + d(i);
+  for (const executor& ex : {executor(serial), second_executor()}) {
+    fuse(ex, s1, s2);  // the thread's chunk workspace grows once
+    const auto k0 = kernels_run();
+    int allocations = 0;
+    {
+      const allocation_counter count(sizeof(double) * n / 4);
+      fuse(ex, s1, s2);
+      allocations = count.count();
+    }
+    EXPECT_EQ(kernels_run() - k0, 1u);
+    EXPECT_EQ(allocations, 0);
+    for (int x = 0; x < n; ++x) ASSERT_EQ(e.values()[x], x % 7 + x % 5 - 2 + x % 3) << x;
+  }
+  // The counter sees c when c is allocated: a read at other rows (here c
+  // read backwards through a permutation) keeps it.
+  coordinate_list<double, int> perm({n, n});
+  for (int x = 0; x < n; ++x) perm.push_back({x, n - 1 - x}, 1.0);
+  const auto P = pack<csr>(perm);
+  int allocations = 0;
+  {
+    const allocation_counter count(sizeof(double) * n);
+    fuse(s1, defer(e(i)) = P(i, j) * c(j));
+    allocations = count.count();
+  }
+  EXPECT_EQ(allocations, 1);
+  for (int x = 0; x < n; ++x) ASSERT_EQ(e.values()[x], (n - 1 - x) % 7 + (n - 1 - x) % 5 - 2) << x;
+}
+
+// Figure 8: z = 2x; w = y + z; v = w^2; norm over w's second half. The
+// last reads w through another partition (rows n/2.. of w as rows of a
+// half-length vector: a selection matrix here), so it starts a new kernel:
+// only z is eliminated; w is allocated (once), v is the user's.
+TEST(FuseTemporaries, Figure8OnlyZEliminated) {
+  const int n = 1 << 16, h = n - n / 2;
+  vec x({n}), y({n}), v({n}), wh({h});
+  for (int k = 0; k < n; ++k) {
+    x.values()[k] = k % 4;
+    y.values()[k] = 1 - k % 3;
+  }
+  coordinate_list<double, int> sel({h, n});
+  for (int r = 0; r < h; ++r) sel.push_back({r, n / 2 + r}, 1.0);
+  const auto S = pack<csr>(sel);
+  temporary<double> z({n}), w({n});
+  scalar<double> norm2;
+  const auto s1 = defer(z(i)) = 2.0 * x(i);
+  const auto s2 = defer(w(i)) = y(i) + z(i);
+  const auto s3 = defer(v(i)) = w(i) * w(i);
+  const auto s4 = defer(wh(i)) = S(i, j) * w(j);
+  const auto s5 = defer(norm2()) = wh(i) * wh(i);
+  const std::string plan = fusion_plan(s1, s2, s3, s4, s5);
+  EXPECT_NE(plan.find("kernel 1: loop over 65536 rows in chunks of 4096: [1] out(i) = c * t1(i); [2] out(i) = (t1(i) "
+                      "+ t2(i)); [3] out(i) = t1(i) * t2(i)\n"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("temporary written first by statement 1: never allocated"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("temporary written first by statement 2: allocated for the call (524288 bytes): statement 4 "
+                      "reads it in another kernel"),
+            std::string::npos)
+      << plan;
+  fuse(s1, s2, s3, s4, s5);  // warm-up
+  int allocations = 0;
+  const auto k0 = kernels_run();
+  {
+    const allocation_counter count(sizeof(double) * n);
+    fuse(s1, s2, s3, s4, s5);
+    allocations = count.count();
+  }
+  EXPECT_EQ(allocations, 1);  // w's values; z has none
+  EXPECT_EQ(kernels_run() - k0, 2u);
+  double ref = 0;
+  for (int k = 0; k < n; ++k) {
+    const double wk = (1 - k % 3) + 2.0 * (k % 4);
+    ASSERT_EQ(v.values()[k], wk * wk) << k;
+    if (k >= n / 2) ref += wk * wk;
+  }
+  EXPECT_EQ(norm2.value(), ref);
+}
+#endif
