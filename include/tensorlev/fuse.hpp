@@ -117,12 +117,10 @@ struct temporary_levels<0, L...> {
 // at data (length * the values per row).
 template <class T, class V>
 T window_of(const T& t, typename T::index_type first, typename T::index_type length, V* data) {
-  using I = typename T::index_type;
   auto lv = t.levels();
   std::get<0>(lv) = std::tuple_element_t<0, typename T::level_tuple>(t.dimension(0), first, length);
   std::size_t size = static_cast<std::size_t>(length);
   for (std::size_t d = 1; d < T::order; ++d) size *= static_cast<std::size_t>(t.dimension(d));
-  (void)I{};
   return T(t.dims(), std::move(lv), std::span<V>(data, data != nullptr ? size : 0));
 }
 }  // namespace detail
@@ -142,6 +140,9 @@ T window_of(const T& t, typename T::index_type first, typename T::index_type len
 template <class V, std::size_t N = 1, index_type I = std::int32_t>
 class temporary {
   static_assert(N >= 1, "tensorlev::temporary: the order must be at least 1 (a scalar temporary is a scalar<V>)");
+  static_assert(std::is_trivially_copyable_v<V> && std::is_trivially_destructible_v<V>,
+                "tensorlev::temporary: the value type must be trivially copyable and destructible (its rows live "
+                "in raw workspace bytes)");
 
  public:
   using format = tensorlev::format<typename detail::temporary_levels<N - 1>::type>;
@@ -150,11 +151,18 @@ class temporary {
   using index_type = I;
   static constexpr std::size_t order = N;
 
+  /// @throws shape_error for a negative dimension; overflow_error when
+  /// the number of components does not fit I or its bytes a size_t.
   explicit temporary(std::array<I, N> dims) {
-    for (std::size_t d = 0; d < N; ++d)
+    I count = 1;
+    for (std::size_t d = 0; d < N; ++d) {
       if (dims[d] < 0)
         throw shape_error("tensorlev::temporary: dimension " + std::to_string(d) + " is negative (" +
                           std::to_string(dims[d]) + ")");
+      count = detail::checked_mul(count, dims[d], "tensorlev::temporary: number of components");
+    }
+    if (static_cast<std::size_t>(count) > static_cast<std::size_t>(-1) / sizeof(V))
+      throw overflow_error("tensorlev::temporary: " + std::to_string(count) + " components do not fit in memory");
     typename tensor_type::level_tuple lv;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       ((std::get<K + 1>(lv) = std::tuple_element_t<K + 1, typename tensor_type::level_tuple>(dims[K + 1])), ...);
@@ -173,8 +181,8 @@ class temporary {
     return access<tensor_type, std::remove_cvref_t<X>::name...>(&t_);
   }
   [[nodiscard]] const std::array<I, N>& dims() const noexcept { return t_.dims(); }
-  /// Its tensor: no values outside fuse.
-  [[nodiscard]] const tensor_type& values_tensor() const noexcept { return t_; }
+  /// Whether it holds values (only while a fuse call that allocates it runs).
+  [[nodiscard]] bool has_values() const noexcept { return !t_.values().empty(); }
 
  private:
   mutable tensor_type t_;  // fuse points its values at a workspace or an allocation, for one call
@@ -267,7 +275,6 @@ struct fuse_access {
   bool row_local = false;    // all dense, its first level bound by loop 0
   bool same_as_out = false;  // pointwise: the output's variables, in the output's order
   bool scalar = false;
-  bool temporary = false;    // a temporary's tensor (no values until fuse runs)
   // The same object, or values that share memory (empty ones share none).
   [[nodiscard]] bool overlaps(const fuse_access& o) const { return object == o.object || (lo < o.hi && o.lo < hi); }
   [[nodiscard]] bool same(const fuse_access& o) const { return lo == o.lo && hi == o.hi && layout == o.layout; }
@@ -310,7 +317,6 @@ fuse_access describe_access(const typename K::state& st) {
   fuse_access x;
   const auto* t = std::get<A>(st.ops);
   x.object = t;
-  x.temporary = detail::is_temporary_v<T>;
   if constexpr (detail::is_scalar_v<T>) {
     x.lo = reinterpret_cast<std::uintptr_t>(&t->value());
     x.hi = x.lo + sizeof(t->value());
@@ -354,6 +360,12 @@ std::string statement_text(const Name& name) {
       case node_kind::add: return "(" + self(self, x.a) + " + " + self(self, x.b) + ")";
       case node_kind::sub: return "(" + self(self, x.a) + " - " + self(self, x.b) + ")";
       case node_kind::mul: return self(self, x.a) + " * " + self(self, x.b);
+      case node_kind::div: {
+        const node_kind r = d.nodes[x.b].kind;
+        const std::string den = r == node_kind::mul || r == node_kind::div ? "(" + self(self, x.b) + ")" : self(self, x.b);
+        return "(" + self(self, x.a) + " / " + den + ")";
+      }
+      case node_kind::fn: return std::string(x.fn) + "(" + self(self, x.a) + ")";
     }
     return "?";
   };
@@ -459,6 +471,10 @@ constexpr long long fuse_rows_per_chunk(long long n) noexcept {
   return r < fuse_chunk_rows_min ? fuse_chunk_rows_min : r > fuse_chunk_rows ? fuse_chunk_rows : r;
 }
 
+/// Bytes a chunk's rows of one eliminated temporary may take in a thread's
+/// workspace (4096 rows of 32 doubles); a wider temporary is allocated.
+inline constexpr std::size_t fuse_workspace_limit = std::size_t{1} << 20;
+
 // Where each temporary lives (Definition 5): the statement that first
 // mentions it must write it with `=` and not read it; it is eliminated
 // when that statement's kernel is a fused loop and every statement that
@@ -506,9 +522,17 @@ inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std
       t.why = "statement " + std::to_string(t.writer + 1) + ", which writes it, runs alone";
     if (!t.eliminated) continue;
     fused_kernel& k = ks[t.kernel];
-    const auto rows = static_cast<std::size_t>(fuse_rows_per_chunk(k.extent));
+    const auto rows = static_cast<std::size_t>(std::min(fuse_rows_per_chunk(k.extent), k.extent));
+    // rows * row_bytes fits: the temporary's bytes fit a size_t (its constructor).
+    const std::size_t bytes = (rows * t.row_bytes + 63) / 64 * 64;
+    if (bytes > fuse_workspace_limit) {
+      t.eliminated = false;
+      t.why = "a chunk's rows of it take " + std::to_string(bytes) + " bytes, more than the workspace's " +
+              std::to_string(fuse_workspace_limit) + " per temporary and thread";
+      continue;
+    }
     t.offset = k.workspace;
-    k.workspace += (rows * t.row_bytes + 63) / 64 * 64;
+    k.workspace += bytes;
   }
   return temps;
 }

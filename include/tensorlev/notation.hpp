@@ -14,9 +14,12 @@
 /// Index variables that appear on the right but not on the left are summed
 /// over (reductions).
 
+#include <cmath>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
+
+#include "config.hpp"
 
 namespace tensorlev {
 
@@ -82,6 +85,42 @@ template <class V>
 struct const_expr {
   V v;
 };
+/// `l / r`: the divisor must be dense (every level full) or a scalar or a
+/// constant, so the quotient is stored where l is (checked at compile time).
+template <class L, class R>
+struct div_expr {
+  L l;
+  R r;
+};
+/// An elementwise function of an expression (`exp(x(i))`): F is a tag with
+/// `apply(v)` and a `name` (tensorlev::fn). Its argument must be dense or
+/// scalar: f(0) need not be 0, so the value is needed at every component.
+template <class F, class E>
+struct fn_expr {
+  E e;
+};
+
+/// Elementwise functions for fn_expr (`exp`, `log`, `sqrt`, `erf` below):
+/// `fn::tag<fn::id::exp>` and so on.
+namespace fn {
+enum class id : unsigned char { exp, log, sqrt, erf };
+template <id F>
+struct tag {
+  static constexpr std::string_view name = F == id::exp ? "exp" : F == id::log ? "log" : F == id::sqrt ? "sqrt" : "erf";
+  template <class V>
+  TENSORLEV_HOST_DEVICE static V apply(const V& v) {
+    using std::erf, std::exp, std::log, std::sqrt;  // and complex overloads by ADL
+    if constexpr (F == id::exp)
+      return exp(v);
+    else if constexpr (F == id::log)
+      return log(v);
+    else if constexpr (F == id::sqrt)
+      return sqrt(v);
+    else
+      return erf(v);
+  }
+};
+}  // namespace fn
 
 namespace detail {
 template <class T>
@@ -98,6 +137,10 @@ template <class E>
 struct is_expr_t<neg_expr<E>> : std::true_type {};
 template <class V>
 struct is_expr_t<const_expr<V>> : std::true_type {};
+template <class L, class R>
+struct is_expr_t<div_expr<L, R>> : std::true_type {};
+template <class F, class E>
+struct is_expr_t<fn_expr<F, E>> : std::true_type {};
 }  // namespace detail
 
 /// An index-notation expression.
@@ -159,6 +202,36 @@ constexpr auto operator-(const L& l, const C& c) {
 template <detail::arithmetic_constant C, expression R>
 constexpr auto operator-(const C& c, const R& r) {
   return sub_expr<const_expr<C>, R>{{c}, r};
+}
+template <expression L, expression R>
+constexpr div_expr<L, R> operator/(const L& l, const R& r) {
+  return {l, r};
+}
+template <expression L, detail::arithmetic_constant C>
+constexpr auto operator/(const L& l, const C& c) {
+  return div_expr<L, const_expr<C>>{l, {c}};
+}
+template <detail::arithmetic_constant C, expression R>
+constexpr auto operator/(const C& c, const R& r) {
+  return div_expr<const_expr<C>, R>{{c}, r};
+}
+/// Elementwise functions of dense expressions: `exp(x(i))`, `log`, `sqrt`,
+/// `erf` (the argument dense or scalar; see fn_expr).
+template <expression E>
+constexpr fn_expr<fn::tag<fn::id::exp>, E> exp(const E& e) {
+  return {e};
+}
+template <expression E>
+constexpr fn_expr<fn::tag<fn::id::log>, E> log(const E& e) {
+  return {e};
+}
+template <expression E>
+constexpr fn_expr<fn::tag<fn::id::sqrt>, E> sqrt(const E& e) {
+  return {e};
+}
+template <expression E>
+constexpr fn_expr<fn::tag<fn::id::erf>, E> erf(const E& e) {
+  return {e};
 }
 
 /// An explicit loop order for a statement: `loop_order<'i', 'k', 'j'>`, or

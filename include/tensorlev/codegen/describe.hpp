@@ -80,12 +80,17 @@ struct access_desc {
   char vars[max_levels]{};  // index variable of each logical dimension
 };
 
-enum class node_kind : unsigned char { access, constant, add, sub, mul, neg };
+// fn: an elementwise function of its child (a); div: a / b. For the
+// iteration (lattices, covers, what is nonzero) fn is its child and div a
+// product: both see only dense arguments and divisors (check_statement),
+// so the quotient is stored where the numerator is and f(arg) everywhere.
+enum class node_kind : unsigned char { access, constant, add, sub, mul, neg, fn, div };
 
 struct node {
   node_kind kind = node_kind::constant;
   int a = -1, b = -1;  // children
   int acc = -1;        // access id (access nodes)
+  std::string_view fn;  // the function's name (fn nodes)
 };
 
 /// The whole statement. Access 0 is the output; 1.. are the right-hand
@@ -229,6 +234,14 @@ template <class L, class R>
 struct expr_info<sub_expr<L, R>> : binary_info<sub_expr, L, R> {};
 template <class L, class R>
 struct expr_info<mul_expr<L, R>> : binary_info<mul_expr, L, R> {};
+template <class L, class R>
+struct expr_info<div_expr<L, R>> : binary_info<div_expr, L, R> {};
+template <class F, class E>
+struct expr_info<fn_expr<F, E>> {
+  static constexpr std::size_t accesses = expr_info<E>::accesses;
+  static constexpr std::size_t nodes = 1 + expr_info<E>::nodes;
+  using access_types = typename expr_info<E>::access_types;
+};
 
 template <class E>
 struct node_traits;  // kind, and the children's types
@@ -263,6 +276,18 @@ struct node_traits<mul_expr<L, R>> {
   using left = L;
   using right = R;
 };
+template <class L, class R>
+struct node_traits<div_expr<L, R>> {
+  static constexpr node_kind kind = node_kind::div;
+  using left = L;
+  using right = R;
+};
+template <class F, class E>
+struct node_traits<fn_expr<F, E>> {
+  static constexpr node_kind kind = node_kind::fn;
+  using operand = E;
+  using function = F;
+};
 
 // Appends E's nodes (pre-order); accesses are numbered from `first`.
 // Returns the index of E's root node.
@@ -274,6 +299,9 @@ constexpr int add_nodes(stmt_desc& d, int first) {
   if constexpr (NT::kind == node_kind::access) {
     d.nodes[me].acc = first;
   } else if constexpr (NT::kind == node_kind::neg) {
+    d.nodes[me].a = add_nodes<typename NT::operand>(d, first);
+  } else if constexpr (NT::kind == node_kind::fn) {
+    d.nodes[me].fn = NT::function::name;
     d.nodes[me].a = add_nodes<typename NT::operand>(d, first);
   } else if constexpr (NT::kind != node_kind::constant) {
     d.nodes[me].a = add_nodes<typename NT::left>(d, first);

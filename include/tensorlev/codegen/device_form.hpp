@@ -52,6 +52,9 @@ auto device_operands(const X& x, scratch_copies& keep) {
   } else if constexpr (NT::kind == node_kind::neg) {
     auto e = device_operands<L>(x.e, keep);
     return neg_expr<decltype(e)>{e};
+  } else if constexpr (NT::kind == node_kind::fn) {
+    auto e = device_operands<L>(x.e, keep);
+    return fn_expr<typename NT::function, decltype(e)>{e};
   } else {
     return binary_node<NT::kind>(device_operands<L>(x.l, keep), device_operands<L>(x.r, keep));
   }
@@ -246,6 +249,7 @@ T compact_rows(const L& dev, const Tmp& tmp) {
 template <bool Accumulate, class... Schedule, class L, class Out, class E>
 void run_device_form(const L& dev, const Out& out, const E& e) {
   static_assert(device_launcher<L>);
+  check_no_temporaries<Out, E>();  // before the operands become borrowed views
   using T = std::remove_pointer_t<decltype(out.operand())>;
   if constexpr (compaction_of<std::remove_const_t<T>>() != 0) {
     // DCSR, COO: assembled in CSR's shape, then compacted (above). out +=

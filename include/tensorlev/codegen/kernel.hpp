@@ -157,14 +157,16 @@ class scratch_copies {
   std::vector<std::pair<const void*, void (*)(const void*)>> items_;
 };
 
-// A binary expression node of kind K (add, sub, mul) over l and r: how
-// expression rewrites rebuild a node over rewritten children.
+// A binary expression node of kind K (add, sub, mul, div) over l and r:
+// how expression rewrites rebuild a node over rewritten children.
 template <node_kind K, class L, class R>
 auto binary_node(const L& l, const R& r) {
   if constexpr (K == node_kind::add)
     return add_expr<L, R>{l, r};
   else if constexpr (K == node_kind::sub)
     return sub_expr<L, R>{l, r};
+  else if constexpr (K == node_kind::div)
+    return div_expr<L, R>{l, r};
   else
     return mul_expr<L, R>{l, r};
 }
@@ -192,6 +194,9 @@ auto convert_operands(const X& x, scratch_copies& keep) {
   } else if constexpr (NT::kind == node_kind::neg) {
     auto e = convert_operands<Dense, Sorted, Id>(x.e, keep);
     return neg_expr<decltype(e)>{e};
+  } else if constexpr (NT::kind == node_kind::fn) {
+    auto e = convert_operands<Dense, Sorted, Id>(x.e, keep);
+    return fn_expr<typename NT::function, decltype(e)>{e};
   } else {
     return binary_node<NT::kind>(
         convert_operands<Dense, Sorted, Id>(x.l, keep),
@@ -415,6 +420,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         return eval<typename NT::operand, Node + 1, Acc, Abs, Inv>(x.e, st, cs);
       else
         return -eval<typename NT::operand, Node + 1, Acc, Abs, Inv>(x.e, st, cs);
+    } else if constexpr (NT::kind == node_kind::fn) {
+      return static_cast<V>(NT::function::apply(eval<typename NT::operand, Node + 1, Acc, Abs, Inv>(x.e, st, cs)));
     } else {
       using L = typename NT::left;
       using R = typename NT::right;
@@ -422,7 +429,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr int NR = Node + 1 + static_cast<int>(expr_info<L>::nodes);
       constexpr int AR = Acc + static_cast<int>(expr_info<L>::accesses);
       constexpr bool lz = !nonzero(D, NL, Abs), rz = !nonzero(D, NR, Abs);
-      if constexpr (NT::kind == node_kind::mul) {
+      if constexpr (NT::kind == node_kind::div) {
+        // Never under a hoisted product (pure_product); the divisor is dense.
+        if constexpr (lz)
+          return V(0);
+        else
+          return eval<L, NL, Acc, Abs, Inv>(x.l, st, cs) / eval<R, NR, AR, Abs, Inv>(x.r, st, cs);
+      } else if constexpr (NT::kind == node_kind::mul) {
         // A hoisted product leaves out one side's factors (hoist_factor).
         constexpr bool lh = hoist_factor(NL, Abs), rh = hoist_factor(NR, Abs);
         if constexpr (lh && !rh)
@@ -1849,15 +1862,27 @@ struct all_host_readable;
 template <class... A>
 struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_access<A>::value && ...)> {};
 
-// Whether an access reads or writes a fuse temporary (fuse.hpp).
-template <class A>
-struct temporary_access : std::false_type {};
+// Whether an expression (or access) mentions a fuse temporary (fuse.hpp);
+// children may be const-qualified (the device form's rewritten sums).
+template <class E>
+struct mentions_temporary : std::false_type {};  // constants
 template <class T, char... V>
-struct temporary_access<access<T, V...>> : std::bool_constant<detail::is_temporary_v<T>> {};
-template <class Tuple>
-struct any_temporary;
-template <class... A>
-struct any_temporary<std::tuple<A...>> : std::bool_constant<(temporary_access<A>::value || ...)> {};
+struct mentions_temporary<access<T, V...>> : std::bool_constant<detail::is_temporary_v<T>> {};
+template <class E>
+struct mentions_temporary<neg_expr<E>> : mentions_temporary<std::remove_cv_t<E>> {};
+template <class F, class E>
+struct mentions_temporary<fn_expr<F, E>> : mentions_temporary<std::remove_cv_t<E>> {};
+template <class L, class R>
+struct mentions_temporary_2
+    : std::bool_constant<mentions_temporary<std::remove_cv_t<L>>::value || mentions_temporary<std::remove_cv_t<R>>::value> {};
+template <class L, class R>
+struct mentions_temporary<add_expr<L, R>> : mentions_temporary_2<L, R> {};
+template <class L, class R>
+struct mentions_temporary<sub_expr<L, R>> : mentions_temporary_2<L, R> {};
+template <class L, class R>
+struct mentions_temporary<mul_expr<L, R>> : mentions_temporary_2<L, R> {};
+template <class L, class R>
+struct mentions_temporary<div_expr<L, R>> : mentions_temporary_2<L, R> {};
 
 // The statement's compile-time checks (run_statement, compute_numeric).
 template <class Out, class E, class Ex, bool Accumulate, char... Order>
@@ -1874,6 +1899,10 @@ void check_statement() {
                 "16 loop variables (the index variables, plus one private variable for each operand level that "
                 "encodes no dimension directly: ELL's slot, DIA's diagonal, every block level of BCSR and CSB); "
                 "split it into smaller statements");
+  static_assert(d.root < 0 || functions_dense(d, d.root),
+                "tensorlev: the argument of exp, log, sqrt or erf, and the divisor of /, must be dense (every level "
+                "full: a dense tensor, a dense view or a temporary) or a scalar: f(0) need not be 0, and a divisor "
+                "cannot be skipped where it is not stored; convert the operand to a dense format first");
   static_assert(reductions_uniform(d, d.root, true),
                 "tensorlev: a reduction variable is used on only one side of a + or - that is nested inside a "
                 "product; sum it separately (split the statement) or distribute the product");
@@ -1892,23 +1921,22 @@ void check_statement() {
   }
 }
 
-template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
-void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{});
-
-// Runs out = e (out += e): the statement's kernels (several when its terms
-// sum over different reductions).
-template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
-void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
-  static_assert(!any_temporary<decltype(std::tuple_cat(std::declval<std::tuple<Out>>(),
-                                                       std::declval<typename expr_info<E>::access_types>()))>::value,
+// Statements outside fuse (every entry point but fuse's own runs: `=`,
+// compute, compute_numeric, the device form) refuse temporaries.
+template <class Out, class E>
+constexpr void check_no_temporaries() {
+  static_assert(!mentions_temporary<std::remove_cvref_t<Out>>::value && !mentions_temporary<std::remove_cvref_t<E>>::value,
                 "tensorlev: a temporary (tensorlev::temporary) holds values only inside fuse(...): write and read "
                 "it in deferred statements given to fuse, or use a tensor");
-  run_statement_any<Out, Accumulate, Pre, Order...>(out, e, ex);
 }
 
-// run_statement, temporaries allowed (fuse gives them values first).
-template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex>
-void run_statement_any(const Out& out, const E& e, const Ex& ex) {
+// Runs out = e (out += e): the statement's kernels (several when its terms
+// sum over different reductions). Temporaries allowed: fuse gives them
+// values first; everything else calls run_statement, which refuses them.
+// (Defined before run_statement, not declared ahead: nvcc's front end
+// takes a declaration's default arguments for a redefinition.)
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{}) {
   check_statement<Out, E, Ex, Accumulate, Order...>();
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   using OT = std::remove_const_t<std::remove_pointer_t<decltype(out.operand())>>;
@@ -1945,6 +1973,13 @@ void run_statement_any(const Out& out, const E& e, const Ex& ex) {
       (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts, ex), ...);
     }(std::make_index_sequence<groups::ngroups>{});
   }
+}
+
+// Runs out = e (out += e) outside fuse: no temporaries.
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  check_no_temporaries<Out, E>();
+  run_statement_any<Out, Accumulate, Pre, Order...>(out, e, ex);
 }
 
 // The schedule arguments of compute(executor, ...): at most one loop_order
@@ -2099,6 +2134,7 @@ void compute_numeric(const executor& ex, const Out& out, const E& e, Schedule...
                 "tensorlev: compute_numeric takes one product (its terms must sum over the same reduction "
                 "variables)");
   [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
+    cg::check_no_temporaries<Out, E>();
     cg::check_statement<Out, E, executor, false, Order...>();
     cg::kernel<Out, E, false, P, Order...>::run_numeric(out, e, ex);
   }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});

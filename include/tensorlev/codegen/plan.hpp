@@ -466,7 +466,8 @@ constexpr bool hoist_factor(const stmt_desc& d, const order_plan& o, int n, mask
   switch (x.kind) {
     case node_kind::access: return ((o.hoist_outer >> x.acc) & 1U) == (combine ? 1U : 0U);
     case node_kind::constant: return !combine;
-    case node_kind::neg: return !combine || hoist_factor(d, o, x.a, abs);
+    case node_kind::neg:
+    case node_kind::fn: return !combine || hoist_factor(d, o, x.a, abs);
     default: return hoist_factor(d, o, x.a, abs) || hoist_factor(d, o, x.b, abs);
   }
 }
@@ -600,6 +601,30 @@ constexpr std::uint32_t output_vars(const stmt_desc& d) {
   return m;
 }
 
+// Whether every access under node n is dense (its levels full and
+// locatable, each storing a dimension) or a scalar.
+constexpr bool dense_under(const stmt_desc& d, int n) {
+  const node& x = d.nodes[n];
+  if (x.kind == node_kind::access) {
+    const access_desc& a = d.acc[x.acc];
+    for (std::size_t k = 0; k < a.nlev; ++k)
+      if (!a.lev[k].full || !a.lev[k].locatable || a.lev[k].map != map_kind::mode) return false;
+    return true;
+  }
+  return (x.a < 0 || dense_under(d, x.a)) && (x.b < 0 || dense_under(d, x.b));
+}
+
+// Whether every function argument and divisor under node n is dense (see
+// node_kind): the iteration treats f(e) as e and l / r as l * r, which is
+// exact only where e and r are present at every point.
+constexpr bool functions_dense(const stmt_desc& d, int n) {
+  const node& x = d.nodes[n];
+  if (x.kind == node_kind::fn && !dense_under(d, x.a)) return false;
+  if (x.kind == node_kind::div && !dense_under(d, x.b)) return false;
+  return (x.kind == node_kind::access || x.a < 0 || functions_dense(d, x.a)) &&
+         (x.kind == node_kind::access || x.b < 0 || functions_dense(d, x.b));
+}
+
 // Whether every + or - below a product (or below the root, if `top` is
 // false) has the same reduction variables on both sides. Sums over a
 // reduction variable then commute with every + and one loop nest computes
@@ -611,7 +636,9 @@ constexpr bool reductions_uniform(const stmt_desc& d, int n, bool top) {
     case node_kind::access:
     case node_kind::constant: return true;
     case node_kind::neg: return reductions_uniform(d, x.a, top);
-    case node_kind::mul: return reductions_uniform(d, x.a, false) && reductions_uniform(d, x.b, false);
+    case node_kind::fn: return reductions_uniform(d, x.a, false);  // f applies per point: no sum splits through it
+    case node_kind::mul:
+    case node_kind::div: return reductions_uniform(d, x.a, false) && reductions_uniform(d, x.b, false);
     case node_kind::add:
     case node_kind::sub:
       if (!top && (vars_under(d, x.a) & ~out) != (vars_under(d, x.b) & ~out)) return false;
@@ -658,10 +685,12 @@ constexpr bool nonzero(const stmt_desc& d, int n, mask_t abs) {
   switch (x.kind) {
     case node_kind::access: return !absent(abs, x.acc);
     case node_kind::constant: return true;
-    case node_kind::mul: return nonzero(d, x.a, abs) && nonzero(d, x.b, abs);
+    case node_kind::mul:
+    case node_kind::div: return nonzero(d, x.a, abs) && nonzero(d, x.b, abs);
     case node_kind::add:
     case node_kind::sub: return nonzero(d, x.a, abs) || nonzero(d, x.b, abs);
-    case node_kind::neg: return nonzero(d, x.a, abs);
+    case node_kind::neg:
+    case node_kind::fn: return nonzero(d, x.a, abs);
   }
   return false;
 }
@@ -691,8 +720,10 @@ constexpr cover_t cover(const stmt_desc& d, int n, mask_t abs, const int* iter_o
       return {false, false, std::uint32_t{1} << it};
     }
     case node_kind::constant: return {false, true, 0};
-    case node_kind::neg: return cover(d, x.a, abs, iter_of_acc, p);
-    case node_kind::mul: {
+    case node_kind::neg:
+    case node_kind::fn: return cover(d, x.a, abs, iter_of_acc, p);
+    case node_kind::mul:
+    case node_kind::div: {
       const cover_t l = cover(d, x.a, abs, iter_of_acc, p), r = cover(d, x.b, abs, iter_of_acc, p);
       if (l.zero || r.zero) return {true, false, 0};
       if (l.all) return r;
@@ -746,14 +777,16 @@ constexpr lattice_t lattice(const stmt_desc& d, int n, mask_t abs, const int* sl
       out.add(slot_of_acc[x.acc] >= 0 ? std::uint32_t{1} << slot_of_acc[x.acc] : 0U);
       return out;
     case node_kind::constant: out.add(0); return out;
-    case node_kind::neg: return lattice(d, x.a, abs, slot_of_acc);
+    case node_kind::neg:
+    case node_kind::fn: return lattice(d, x.a, abs, slot_of_acc);
     case node_kind::mul:
+    case node_kind::div:
     case node_kind::add:
     case node_kind::sub: {
       const lattice_t l = lattice(d, x.a, abs, slot_of_acc), r = lattice(d, x.b, abs, slot_of_acc);
       for (std::size_t i = 0; i < l.n; ++i)
         for (std::size_t j = 0; j < r.n; ++j) out.add(l.pts[i] | r.pts[j]);
-      if (x.kind != node_kind::mul) {
+      if (x.kind != node_kind::mul && x.kind != node_kind::div) {
         for (std::size_t i = 0; i < l.n; ++i) out.add(l.pts[i]);
         for (std::size_t j = 0; j < r.n; ++j) out.add(r.pts[j]);
       }

@@ -86,6 +86,12 @@ struct printer {
       }
       case node_kind::constant: return "c" + std::to_string(n);
       case node_kind::neg: return (abs & combine_bit) != 0 ? expr(x.a, abs) : "-(" + expr(x.a, abs) + ")";
+      case node_kind::fn: return std::string(x.fn) + "(" + expr(x.a, abs) + ")";
+      case node_kind::div: {
+        const node_kind r = d.nodes[x.b].kind;
+        const std::string den = r == node_kind::mul || r == node_kind::div ? "(" + expr(x.b, abs) + ")" : expr(x.b, abs);
+        return "(" + expr(x.a, abs) + " / " + den + ")";
+      }
       case node_kind::mul:
         if (!hoist_factor(d, o, x.a, abs)) return expr(x.b, abs);
         if (!hoist_factor(d, o, x.b, abs)) return expr(x.a, abs);

@@ -137,7 +137,7 @@ auto collect_operands(const E& e) {
     return std::make_tuple(e.operand());
   else if constexpr (NT::kind == node_kind::constant)
     return std::tuple<>();
-  else if constexpr (NT::kind == node_kind::neg)
+  else if constexpr (NT::kind == node_kind::neg || NT::kind == node_kind::fn)
     return collect_operands(e.e);
   else
     return std::tuple_cat(collect_operands(e.l), collect_operands(e.r));
