@@ -362,7 +362,7 @@ std::string statement_text(const Name& name) {
       case node_kind::mul: return self(self, x.a) + " * " + self(self, x.b);
       case node_kind::div: {
         const node_kind r = d.nodes[x.b].kind;
-        const std::string den = r == node_kind::mul || r == node_kind::div ? "(" + self(self, x.b) + ")" : self(self, x.b);
+        const std::string den = r == node_kind::mul ? "(" + self(self, x.b) + ")" : self(self, x.b);
         return "(" + self(self, x.a) + " / " + den + ")";
       }
       case node_kind::fn: return std::string(x.fn) + "(" + self(self, x.a) + ")";

@@ -93,7 +93,7 @@ struct div_expr {
   R r;
 };
 /// An elementwise function of an expression (`exp(x(i))`): F is a tag with
-/// `apply(v)` and a `name` (tensorlev::fn). Its argument must be dense or
+/// `apply(v)` and a `name` (tensorlev::elementwise). Its argument must be dense or
 /// scalar: f(0) need not be 0, so the value is needed at every component.
 template <class F, class E>
 struct fn_expr {
@@ -101,8 +101,10 @@ struct fn_expr {
 };
 
 /// Elementwise functions for fn_expr (`exp`, `log`, `sqrt`, `erf` below):
-/// `fn::tag<fn::id::exp>` and so on.
-namespace fn {
+/// `elementwise::tag<elementwise::id::exp>` and so on. (These names hide
+/// ::exp and the others for unqualified calls inside namespace tensorlev:
+/// call std::exp there.)
+namespace elementwise {
 enum class id : unsigned char { exp, log, sqrt, erf };
 template <id F>
 struct tag {
@@ -110,6 +112,8 @@ struct tag {
   template <class V>
   TENSORLEV_HOST_DEVICE static V apply(const V& v) {
     using std::erf, std::exp, std::log, std::sqrt;  // and complex overloads by ADL
+    static_assert(F != id::erf || requires { erf(v); },
+                  "tensorlev::erf: no erf for this value type (the standard library has none for complex numbers)");
     if constexpr (F == id::exp)
       return exp(v);
     else if constexpr (F == id::log)
@@ -120,7 +124,7 @@ struct tag {
       return erf(v);
   }
 };
-}  // namespace fn
+}  // namespace elementwise
 
 namespace detail {
 template <class T>
@@ -218,19 +222,19 @@ constexpr auto operator/(const C& c, const R& r) {
 /// Elementwise functions of dense expressions: `exp(x(i))`, `log`, `sqrt`,
 /// `erf` (the argument dense or scalar; see fn_expr).
 template <expression E>
-constexpr fn_expr<fn::tag<fn::id::exp>, E> exp(const E& e) {
+constexpr fn_expr<elementwise::tag<elementwise::id::exp>, E> exp(const E& e) {
   return {e};
 }
 template <expression E>
-constexpr fn_expr<fn::tag<fn::id::log>, E> log(const E& e) {
+constexpr fn_expr<elementwise::tag<elementwise::id::log>, E> log(const E& e) {
   return {e};
 }
 template <expression E>
-constexpr fn_expr<fn::tag<fn::id::sqrt>, E> sqrt(const E& e) {
+constexpr fn_expr<elementwise::tag<elementwise::id::sqrt>, E> sqrt(const E& e) {
   return {e};
 }
 template <expression E>
-constexpr fn_expr<fn::tag<fn::id::erf>, E> erf(const E& e) {
+constexpr fn_expr<elementwise::tag<elementwise::id::erf>, E> erf(const E& e) {
   return {e};
 }
 

@@ -1865,7 +1865,9 @@ struct all_host_readable<std::tuple<A...>> : std::bool_constant<(host_readable_a
 // Whether an expression (or access) mentions a fuse temporary (fuse.hpp);
 // children may be const-qualified (the device form's rewritten sums).
 template <class E>
-struct mentions_temporary : std::false_type {};  // constants
+struct mentions_temporary;  // every expression node below: a new node type must say
+template <class C>
+struct mentions_temporary<const_expr<C>> : std::false_type {};
 template <class T, char... V>
 struct mentions_temporary<access<T, V...>> : std::bool_constant<detail::is_temporary_v<T>> {};
 template <class E>
@@ -1903,6 +1905,15 @@ void check_statement() {
                 "tensorlev: the argument of exp, log, sqrt or erf, and the divisor of /, must be dense (every level "
                 "full: a dense tensor, a dense view or a temporary) or a scalar: f(0) need not be 0, and a divisor "
                 "cannot be skipped where it is not stored; convert the operand to a dense format first");
+  static_assert(!has_functions(d) || mode_maps_only(d),
+                "tensorlev: a statement with / or exp, log, sqrt, erf takes operands whose levels each store one "
+                "dimension (not ELL, SELL, DIA, BCSR or CSB: their padding and block fill are stored zeros, and "
+                "0 / 0 or 0 * log(0) would give NaN where another format gives 0); convert them to CSR first");
+  static_assert(!has_functions(d) ||
+                    !std::is_integral_v<typename operand_traits<std::remove_const_t<std::remove_pointer_t<
+                        decltype(std::declval<Out>().operand())>>>::value_type>,
+                "tensorlev: / and exp, log, sqrt, erf are evaluated in the output's value type, which must be "
+                "floating point or complex (integer division by a value cast to 0 would trap)");
   static_assert(reductions_uniform(d, d.root, true),
                 "tensorlev: a reduction variable is used on only one side of a + or - that is nested inside a "
                 "product; sum it separately (split the statement) or distribute the product");

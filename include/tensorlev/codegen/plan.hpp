@@ -608,10 +608,28 @@ constexpr bool dense_under(const stmt_desc& d, int n) {
   if (x.kind == node_kind::access) {
     const access_desc& a = d.acc[x.acc];
     for (std::size_t k = 0; k < a.nlev; ++k)
-      if (!a.lev[k].full || !a.lev[k].locatable || a.lev[k].map != map_kind::mode) return false;
+      if (!dense_level_desc(a.lev[k]) || !a.lev[k].unique || a.lev[k].map != map_kind::mode) return false;
     return true;
   }
   return (x.a < 0 || dense_under(d, x.a)) && (x.b < 0 || dense_under(d, x.b));
+}
+
+// Whether the statement divides or applies a function anywhere.
+constexpr bool has_functions(const stmt_desc& d) {
+  for (std::size_t n = 0; n < d.nnodes; ++n)
+    if (d.nodes[n].kind == node_kind::fn || d.nodes[n].kind == node_kind::div) return true;
+  return false;
+}
+
+// Whether every operand's levels each store one dimension (no ELL or SELL
+// padding, DIA diagonals or BCSR/CSB blocks, whose stored zeros a quotient
+// or a function's value would multiply or divide: 0 / 0 and 0 * log(0)
+// are NaN where a format without them gives 0).
+constexpr bool mode_maps_only(const stmt_desc& d) {
+  for (std::size_t a = 1; a < d.nacc; ++a)
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+      if (d.acc[a].lev[k].map != map_kind::mode) return false;
+  return true;
 }
 
 // Whether every function argument and divisor under node n is dense (see

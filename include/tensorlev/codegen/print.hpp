@@ -89,7 +89,7 @@ struct printer {
       case node_kind::fn: return std::string(x.fn) + "(" + expr(x.a, abs) + ")";
       case node_kind::div: {
         const node_kind r = d.nodes[x.b].kind;
-        const std::string den = r == node_kind::mul || r == node_kind::div ? "(" + expr(x.b, abs) + ")" : expr(x.b, abs);
+        const std::string den = r == node_kind::mul ? "(" + expr(x.b, abs) + ")" : expr(x.b, abs);
         return "(" + expr(x.a, abs) + " / " + den + ")";
       }
       case node_kind::mul:
