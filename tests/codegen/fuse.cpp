@@ -192,20 +192,8 @@ world<F> make_world(int n, std::mt19937_64& rng) {
   world<F> w;
   w.n = n;
   // About three distinct columns a row, some rows empty.
-  std::uniform_int_distribution<int> val(-3, 3), per_row(0, 5);
-  coordinate_list<double, int> list({n, n});
-  for (int x = 0; x < n; ++x) {
-    std::vector<int> cols;
-    for (int c = per_row(rng); c > 0; --c) cols.push_back(std::uniform_int_distribution<int>(0, n - 1)(rng));
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    for (int c : cols) {
-      const double v = val(rng);
-      list.push_back({x, c}, v);
-      w.Ac.push_back({x, c});
-      w.Av.push_back(v);
-    }
-  }
+  std::uniform_int_distribution<int> val(-3, 3);
+  const coordinate_list<double, int> list = tltest::random_rows(n, 5, rng, w.Ac, w.Av);
   w.A = pack<F>(list);
   w.M = tensor<double, dense_row_major>({n < 200 ? n : 0, n < 200 ? n : 0});
   for (auto& x : w.v) {

@@ -68,19 +68,7 @@ world make_world(int n, std::mt19937_64& rng) {
   world w;
   w.n = n;
   std::uniform_int_distribution<int> val(-3, 3), per_row(0, 4);
-  coordinate_list<double, int> list({n, n});
-  for (int x = 0; x < n; ++x) {
-    std::vector<int> cols;
-    for (int c = per_row(rng); c > 0; --c) cols.push_back(std::uniform_int_distribution<int>(0, n - 1)(rng));
-    std::sort(cols.begin(), cols.end());
-    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    for (int c : cols) {
-      const double v = val(rng);
-      list.push_back({x, c}, v);
-      w.Ac.push_back({x, c});
-      w.Av.push_back(v);
-    }
-  }
+  const coordinate_list<double, int> list = tltest::random_rows(n, 4, rng, w.Ac, w.Av);
   w.A = pack<csr>(list);
   w.M = tensor<double, dense_row_major>({n, width});
   for (auto& x : w.M.values()) x = val(rng);
