@@ -24,8 +24,14 @@
 /// executor's threads), every statement's loop nest on
 /// that chunk, in statement order: each statement sees what the earlier
 /// ones wrote into its rows, and the chunk's data are still in cache when
-/// the next statement reads them. Scalar partials are added in chunk order
-/// (results do not depend on the number of threads).
+/// the next statement reads them. Where every statement's outer loop
+/// visits each coordinate of the chunk once, in order (a dense row or a
+/// counter drives it, one case, nothing missing: `kernel::
+/// steps_by_coordinate`), the kernel runs *in lockstep*: one loop over the
+/// chunk's rows, each row through every statement in turn, so a value one
+/// statement writes into a row is read by the next from registers or L1.
+/// Scalar partials are added in chunk order (results do not depend on the
+/// number of threads, nor on lockstep: sums split into the same partials).
 ///
 /// A statement may read its own output in place when each such read is of
 /// the same component it writes (`p(i) = r(i) + b * p(i)`, `x(i) += a *
@@ -418,6 +424,7 @@ inline void check_in_place(const fuse_info& s, std::size_t is) {
 struct fused_kernel {
   std::size_t begin = 0, end = 0;
   bool fused = false;   // the chunked fused loop (else the statement runs alone)
+  bool lockstep = false;  // each row of a chunk through every statement in turn (else statement by statement)
   long long extent = 0;
   std::string why_end;  // why the next statement starts a new kernel ("" for the last)
   std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
@@ -559,20 +566,37 @@ inline std::byte* fuse_workspace(std::size_t bytes) {
   return b.p;
 }
 
-// The fusion engine over statements S...: states, plan, runs.
-template <class... S>
+// A fusion's reducer: what a chunked scalar's sum over the chunks becomes
+// before it is stored (dist::fuse sums it over the ranks).
+struct no_reduce {
+  template <class V>
+  void operator()(V&) const noexcept {}
+};
+
+// The fusion engine over statements S...: states, plan, runs. Reduce: the
+// reducer (no_reduce, or one that sums over processes, in which case every
+// chunked scalar statement runs its chunked loop, alone too, so that each
+// one is reduced exactly once per run, in statement order).
+template <class Reduce, class... S>
 class fusion {
  public:
   static constexpr std::size_t NS = sizeof...(S);
+  static constexpr bool reduces = !std::is_same_v<Reduce, no_reduce>;
   template <std::size_t X>
   using info_t = fused_statement<std::tuple_element_t<X, std::tuple<S...>>>;
   template <std::size_t X>
   using K = typename info_t<X>::K;
 
-  explicit fusion(const S&... s) : stmts_(&s...) {
+  explicit fusion(Reduce reduce, const S&... s) : reduce_(std::move(reduce)), stmts_(&s...) {
     [&]<std::size_t... X>(std::index_sequence<X...>) { (prepare<X>(), ...); }(std::make_index_sequence<NS>{});
     plan_ = plan_fusion(info_);
+    if constexpr (reduces)
+      for (fused_kernel& k : plan_)
+        if (info_[k.begin].role == fuse_role::scalar) k.fused = true;
     temps_ = plan_temporaries(info_, plan_);
+    for (fused_kernel& k : plan_)
+      if (k.fused) k.lockstep = std::all_of(steps_.begin() + static_cast<std::ptrdiff_t>(k.begin),
+                                            steps_.begin() + static_cast<std::ptrdiff_t>(k.end), [](bool b) { return b; });
   }
   fusion(const fusion&) = delete;
   fusion& operator=(const fusion&) = delete;
@@ -713,18 +737,40 @@ class fusion {
     using type = std::remove_const_t<T>;
   };
 
-  // Statement X's part of chunk c, rows [lo, hi); ws: the thread's chunk
-  // workspace for the kernel's eliminated temporaries.
+  // What statement X keeps through a chunk: its state for the chunk, the
+  // windows its state points at for eliminated temporaries, its sums, and
+  // for lockstep its loop 0 positions and the rows it zero-fills.
+  template <class KX, std::size_t... A>
+  static auto windows_type(std::index_sequence<A...>)
+      -> std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>;
   template <std::size_t X>
-  void run_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
+  struct chunk_part {
     using KX = K<X>;
     using I = typename KX::I;
     using V = typename KX::V;
-    auto local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
+    typename KX::state local;
+    decltype(windows_type<KX>(std::make_index_sequence<KX::NA>{})) windows;
+    typename KX::cursor cs = KX::root_cursor();  // loop 0's parent
+    V acc{};
+    V part[3]{};
+    I cur{}, end{};
+    V* fill = nullptr;  // the rows of an = output that is not stored directly (zero-filled first)
+    long long first = 0;  // the first row fill holds
+    std::size_t stride = 0;  // values per row
+    chunk_part() = default;
+    chunk_part(const chunk_part&) = delete;  // local points into windows
+    chunk_part& operator=(const chunk_part&) = delete;
+  };
+
+  // Statement X's part of chunk c, rows [lo, hi), made ready to run; ws:
+  // the thread's chunk workspace for the kernel's eliminated temporaries.
+  template <std::size_t X>
+  void open(chunk_part<X>& p, std::size_t c, long long lo, long long hi, std::byte* ws) {
+    using KX = K<X>;
+    using I = typename KX::I;
+    p.local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
+    auto& local = p.local;
     // Eliminated temporaries: the chunk's rows, in the workspace.
-    [[maybe_unused]] auto windows = [&]<std::size_t... A>(std::index_sequence<A...>) {
-      return std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>{};
-    }(std::make_index_sequence<KX::NA>{});
     if constexpr (KX::NA > 0) {
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (
@@ -735,7 +781,7 @@ class fusion {
                 if (ti < 0 || !temps_[static_cast<std::size_t>(ti)].eliminated) return;
                 using W = std::remove_const_t<T>;
                 using WV = typename W::value_type;
-                auto& w = std::get<A>(windows);
+                auto& w = std::get<A>(p.windows);
                 w = detail::window_of(*std::get<A>(local.ops), static_cast<typename W::index_type>(lo),
                                       static_cast<typename W::index_type>(hi - lo),
                                       reinterpret_cast<WV*>(ws + temps_[static_cast<std::size_t>(ti)].offset));
@@ -751,18 +797,109 @@ class fusion {
       auto* o = std::get<0>(local.ops);
       const auto vals = o->values();
       // Rows held: all of them, or a temporary's window.
-      long long first = 0, held = info_[X].extent;
+      long long held = info_[X].extent;
       if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) {
-        first = static_cast<long long>(o->template level<0>().first());
+        p.first = static_cast<long long>(o->template level<0>().first());
         held = static_cast<long long>(o->template level<0>().length());
       }
-      const std::size_t stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
-      std::fill(vals.data() + static_cast<std::size_t>(lo - first) * stride,
-                vals.data() + static_cast<std::size_t>(hi - first) * stride, V{});
+      p.stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
+      p.fill = vals.data();
     }
-    V acc{};
-    KX::template loop<0, 0>(local, KX::root_cursor(), acc);
-    if constexpr (info_t<X>::role == fuse_role::scalar) std::get<X>(partial_)[c] = acc;
+  }
+
+  // Statement X's part of chunk c on its own (its loop nest over the rows).
+  template <std::size_t X>
+  void run_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
+    using KX = K<X>;
+    chunk_part<X> p;
+    open<X>(p, c, lo, hi, ws);
+    if (p.fill != nullptr)
+      std::fill(p.fill + static_cast<std::size_t>(lo - p.first) * p.stride,
+                p.fill + static_cast<std::size_t>(hi - p.first) * p.stride, typename KX::V{});
+    KX::template loop<0, 0>(p.local, p.cs, p.acc);
+    if constexpr (info_t<X>::role == fuse_role::scalar) std::get<X>(partial_)[c] = p.acc;
+  }
+
+  // Whether statement X's loop 0 runs a coordinate at a time (lockstep).
+  template <std::size_t X>
+  static constexpr bool steps() {
+    if constexpr (info_t<X>::role == fuse_role::alone)
+      return false;
+    else
+      return K<X>::steps_by_coordinate;
+  }
+  static constexpr std::array<bool, NS> steps_ = []<std::size_t... X>(std::index_sequence<X...>) {
+    return std::array<bool, NS>{steps<X>()...};
+  }(std::make_index_sequence<NS>{});
+  template <std::size_t B, std::size_t E>
+  static constexpr bool all_step() {
+    for (std::size_t x = B; x < E; ++x)
+      if (!steps_[x]) return false;
+    return true;
+  }
+
+  // Row `row` of the chunk (loop 0's position cur + row) through
+  // statement X; R: the step's place in a group of four (split sums).
+  template <std::size_t R, std::size_t X>
+  TENSORLEV_ALWAYS_INLINE static void step_one(chunk_part<X>& p, long long lo, long long row) {
+    using KX = K<X>;
+    using I = typename KX::I;
+    if constexpr (info_t<X>::role == fuse_role::rows && !info_t<X>::accumulate && !KX::direct_store) {
+      const std::size_t at = static_cast<std::size_t>(lo + row - p.first) * p.stride;
+      std::fill(p.fill + at, p.fill + at + p.stride, typename KX::V{});
+    }
+    if constexpr (R > 0 && KX::step_splits)
+      KX::step(p.local, p.cs, p.part[R - 1], static_cast<I>(p.cur + static_cast<I>(row)));
+    else
+      KX::step(p.local, p.cs, p.acc, static_cast<I>(p.cur + static_cast<I>(row)));
+  }
+
+  // Chunk c of the kernel of statements [B, E) in lockstep: one loop over
+  // its rows, each row through every statement in order (a statement sees
+  // what the earlier ones wrote into the row, as statement by statement:
+  // the kernel's conflict rules keep every access to a written tensor in
+  // the row being run). Sums split into four partials like nest's point.
+  template <std::size_t B, std::size_t E>
+  void run_lockstep_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
+    [&]<std::size_t... Y>(std::index_sequence<Y...>) {
+      std::tuple<chunk_part<B + Y>...> parts;
+      (open<B + Y>(std::get<Y>(parts), c, lo, hi, ws), ...);
+      const long long len = hi - lo;
+      bool same = true;
+      (
+          [&] {
+            auto& p = std::get<Y>(parts);
+            K<B + Y>::step_range(p.local, p.cur, p.end);
+            same = same && static_cast<long long>(p.end - p.cur) == len;
+          }(),
+          ...);
+      if (!same) {
+        // (Not expected: a full unique driver has a position per row.)
+        (run_chunk<B + Y>(c, lo, hi, ws), ...);
+        return;
+      }
+      long long row = 0;
+      if (len >= 4) {
+        for (; len - row >= 4; row += 4) {
+          (step_one<0>(std::get<Y>(parts), lo, row), ...);
+          (step_one<1>(std::get<Y>(parts), lo, row + 1), ...);
+          (step_one<2>(std::get<Y>(parts), lo, row + 2), ...);
+          (step_one<3>(std::get<Y>(parts), lo, row + 3), ...);
+        }
+        (
+            [&] {
+              auto& p = std::get<Y>(parts);
+              if constexpr (K<B + Y>::step_splits) p.acc = (p.acc + p.part[0]) + (p.part[1] + p.part[2]);
+            }(),
+            ...);
+      }
+      for (; row < len; ++row) (step_one<0>(std::get<Y>(parts), lo, row), ...);
+      (
+          [&] {
+            if constexpr (info_t<B + Y>::role == fuse_role::scalar) std::get<B + Y>(partial_)[c] = std::get<Y>(parts).acc;
+          }(),
+          ...);
+    }(std::make_index_sequence<E - B>{});
   }
 
   template <std::size_t X>
@@ -771,13 +908,58 @@ class fusion {
       using V = typename K<X>::V;
       V sum{};
       for (std::size_t c = 0; c < nchunks; ++c) sum += std::get<X>(partial_)[c];
+      reduce_(sum);
       auto* o = std::get<0>(std::get<X>(states_).ops);
       if constexpr (!info_t<X>::accumulate) o->value() = V{};
       o->value() += sum;
     }
   }
 
+  // Chunk c's rows [lo, hi) of kernel k: lockstep over statements [B, E)
+  // where B < E, else statement by statement.
+  template <std::size_t B, std::size_t E>
+  static void chunk_entry(fusion* self, const fused_kernel& k, std::size_t c, long long lo, long long hi,
+                          std::byte* ws) {
+    if constexpr (B < E) {
+      self->template run_lockstep_chunk<B, E>(c, lo, hi, ws);
+    } else {
+      [&]<std::size_t... X>(std::index_sequence<X...>) {
+        ((X >= k.begin && X < k.end ? self->template run_chunk_if<X>(c, lo, hi, ws) : void()), ...);
+      }(std::make_index_sequence<NS>{});
+    }
+  }
+
+  // The kernel's statement range as template arguments (only ranges whose
+  // statements all step: the others never have lockstep set).
+  template <std::size_t B, std::size_t E>
+  void run_range(const fused_kernel& k, const executor& ex, bool& ran) {
+    if constexpr (all_step<B, E>()) {
+      if (!ran && E == k.end) {
+        run_chunks<B, E>(k, ex);
+        ran = true;
+      }
+    }
+  }
+  template <std::size_t B, std::size_t... Ex>
+  bool run_from(const fused_kernel& k, const executor& ex, std::index_sequence<Ex...>) {
+    bool ran = false;
+    (run_range<B, B + 1 + Ex>(k, ex, ran), ...);
+    return ran;
+  }
+  template <std::size_t... Bx>
+  bool run_lockstep(const fused_kernel& k, const executor& ex, std::index_sequence<Bx...>) {
+    bool ran = false;
+    ((!ran && Bx == k.begin ? (void)(ran = run_from<Bx>(k, ex, std::make_index_sequence<NS - Bx>{})) : (void)0), ...);
+    return ran;
+  }
+
   void run_fused(const fused_kernel& k, const executor& ex) {
+    if (k.lockstep && run_lockstep(k, ex, std::make_index_sequence<NS>{})) return;
+    run_chunks<0, 0>(k, ex);
+  }
+
+  template <std::size_t B, std::size_t E>
+  void run_chunks(const fused_kernel& k, const executor& ex) {
     const long long n = k.extent;
     const long long rows = fuse_rows_per_chunk(n);
     const auto nchunks = static_cast<std::size_t>(n > 0 ? (n - 1) / rows + 1 : 0);
@@ -802,9 +984,7 @@ class fusion {
           const long long lo = static_cast<long long>(c) * x.rows;
           const long long hi = std::min(x.n, lo + x.rows);
           std::byte* ws = x.k->workspace > 0 ? fuse_workspace(x.k->workspace) : nullptr;
-          [&]<std::size_t... X>(std::index_sequence<X...>) {
-            ((X >= x.k->begin && X < x.k->end ? x.self->template run_chunk_if<X>(c, lo, hi, ws) : void()), ...);
-          }(std::make_index_sequence<NS>{});
+          chunk_entry<B, E>(x.self, *x.k, c, lo, hi, ws);
         },
         &ctx);
     [&]<std::size_t... X>(std::index_sequence<X...>) {
@@ -843,6 +1023,7 @@ class fusion {
   template <std::size_t... X>
   static auto partials_type(std::index_sequence<X...>) -> std::tuple<typename partial_of<X>::type...>;
 
+  Reduce reduce_;
   std::tuple<const S*...> stmts_;
   decltype(states_type(std::make_index_sequence<NS>{})) states_{};
   decltype(partials_type(std::make_index_sequence<NS>{})) partial_{};
@@ -880,7 +1061,7 @@ void fuse(const executor& ex, const S&... s) {
   [&]<class... Out, class... E, bool... A>(const statement<Out, E, A>*...) {
     (cg::check_statement<Out, E, executor, A>(), ...);
   }(static_cast<const S*>(nullptr)...);
-  cg::fusion<S...> f(s...);
+  cg::fusion<cg::no_reduce, S...> f(cg::no_reduce{}, s...);
   f.run(ex);
 }
 /// fuse on the calling thread.
@@ -896,14 +1077,15 @@ void fuse(const S&... s) {
 template <class... S>
 std::string fusion_plan(const S&... s) {
   cg::check_fuse<S...>();
-  cg::fusion<S...> f(s...);
+  cg::fusion<cg::no_reduce, S...> f(cg::no_reduce{}, s...);
   std::string out;
   std::size_t n = 0;
   for (const cg::fused_kernel& k : f.plan()) {
     out += "kernel " + std::to_string(++n) + ": ";
     if (k.fused) {
       out += "loop over " + std::to_string(k.extent) + " rows in chunks of " +
-             std::to_string(cg::fuse_rows_per_chunk(k.extent)) + ":";
+             std::to_string(cg::fuse_rows_per_chunk(k.extent)) +
+             (k.lockstep ? ", each row through every statement:" : ", statement by statement:");
       for (std::size_t x = k.begin; x < k.end; ++x)
         out += " [" + std::to_string(x + 1) + "] " + f.info()[x].text + (x + 1 < k.end ? ";" : "");
     } else {

@@ -1454,20 +1454,6 @@ TEST(DistSchedules, MatmulFamily) {
   }
 }
 
-// On ranks other than 0: print failures only, prefixed with the rank.
-class rank_failure_printer : public ::testing::EmptyTestEventListener {
- public:
-  explicit rank_failure_printer(int rank) : rank_(rank) {}
-  void OnTestPartResult(const ::testing::TestPartResult& r) override {
-    if (r.failed())
-      std::printf("[rank %d] %s:%d: Failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number(),
-                  r.message());
-  }
-
- private:
-  int rank_;
-};
-
 }  // namespace
 
 
@@ -1740,21 +1726,5 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
 }
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) {
-    // Only rank 0 prints progress; every rank still prints its failures.
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-    listeners.Append(new rank_failure_printer(rank));
-  }
-  const int rc = RUN_ALL_TESTS();
-  int worst = rc;
-  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (rank == 0 && worst == 0) std::printf("dist tests passed on %d ranks\n", world_size());
-  MPI_Finalize();
-  return worst;
-}
+#define TL_MPI_TESTS_PASSED "dist tests"
+#include "mpi_main.hpp"

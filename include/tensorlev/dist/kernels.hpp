@@ -263,10 +263,21 @@ class ghost_spmv {
   template <class Dy>
   void operator()(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, dense_vector, Dx, I>& x,
                   const executor& ex = serial) {
+    agree(*grid_, &y.grid() == grid_ && y.local().dimension(0) == local_->dimension(0),
+          "tensorlev::dist::ghost_spmv: y does not match the plan (grid, A's rows)");
+    exchange(x);
+    using namespace tensorlev::indices;
+    compute(ex, y.local()(i), (*local_)(i, j) * (*xg_)(j));
+  }
+
+  /// Brings the entries of x this rank's rows use into ghost_values() (the one
+  /// all-to-all of a product), for a statement of one's own over matrix()
+  /// and ghost_values(), e.g. in a fused kernel (dist/fuse.hpp):
+  /// `q.local()(i) = matrix()(i, j) * ghost_values()(j)` is this rank's rows of A x.
+  void exchange(const dist_tensor<V, dense_vector, Dx, I>& x) {
     const machine_grid& g = *grid_;
-    agree(g, &x.grid() == &g && &y.grid() == &g && x.map().splits(0) == xmap_.splits(0) &&
-                 y.local().dimension(0) == local_->dimension(0),
-          "tensorlev::dist::ghost_spmv: x or y does not match the plan (grid, x's splits, y's rows)");
+    agree(g, &x.grid() == &g && x.map().splits(0) == xmap_.splits(0),
+          "tensorlev::dist::ghost_spmv: x does not match the plan (grid, x's splits)");
     const auto xv = x.local().values();
     send_.resize(send_index_.size());
     for (std::size_t q = 0; q < send_index_.size(); ++q) send_[q] = xv[static_cast<std::size_t>(send_index_[q])];
@@ -281,9 +292,11 @@ class ghost_spmv {
       if (recv_counts_[ur] > 0)
         g.stats().received(comm_kind::alltoall, recv_counts_[ur] * static_cast<long long>(sizeof(V)));
     }
-    using namespace tensorlev::indices;
-    compute(ex, y.local()(i), (*local_)(i, j) * (*xg_)(j));
   }
+  /// This rank's rows of A, columns numbered as in ghost_values().
+  [[nodiscard]] const tensor<V, FA, I>& matrix() const noexcept { return *local_; }
+  /// The entries of x the rows use, as of the last exchange.
+  [[nodiscard]] const tensor<V, dense_vector, I>& ghost_values() const noexcept { return *xg_; }
 
   /// Entries of x this rank receives per product (from other ranks).
   [[nodiscard]] long long ghosts() const {

@@ -1,0 +1,73 @@
+#pragma once
+/// @file dist/fuse.hpp
+/// `fuse` over distributed tensors: every rank runs the statements, written
+/// over its pieces (`t.local()`), as one fusion (fuse.hpp: the same fused
+/// kernels, lockstep and temporaries), and each order-0 output is summed
+/// over the grid, one MPI_Allreduce per scalar:
+///
+///     namespace td = tensorlev::dist;
+///     spmv.exchange(p);  // ghost_spmv: the entries of p the rank's rows use
+///     td::fuse(grid, ex, defer(q.local()(i)) = spmv.matrix()(i, j) * spmv.ghost_values()(j),
+///              defer(pq()) = p.local()(i) * q.local()(i));
+///
+/// Statements on the same row distribution need nothing from other ranks
+/// in their loops: fusing them adds no communication, and the scalars'
+/// sums are the only messages. What a statement reads at other rows (the
+/// x of an SpMV) is the caller's to bring first (ghost_spmv::exchange, or
+/// an all-gather), outside the fused loops.
+///
+/// A scalar is the same on every rank before the call (replicated) and
+/// after it: `=` gives the grid's sum, `+=` adds it. Each order-0 output
+/// must be a reduction fuse runs in its chunked loop (`fusable_v`), checked
+/// at compile time, so every rank makes the same reductions in the same
+/// order whatever the run-time plan; a scalar statement on its own runs
+/// that loop too, never `=`'s loops, which would sum only the local rows.
+
+#include <cstddef>
+#include <utility>
+
+#include "../fuse.hpp"
+#include "grid.hpp"
+
+namespace tensorlev::dist {
+
+namespace detail {
+// fusion's reducer: a chunked scalar's local sum, summed over the grid.
+struct grid_sum {
+  const machine_grid* grid;
+  template <class V>
+  void operator()(V& sum) const {
+    grid->allreduce_sum(&sum, 1, grid->comm());
+  }
+};
+
+// Whether a statement's output, if of order 0, is a chunked reduction.
+template <class S>
+inline constexpr bool scalar_chunked_v =
+    cg::fused_statement<S>::desc::D.acc[0].order != 0 || cg::fused_statement<S>::role == cg::fuse_role::scalar;
+}  // namespace detail
+
+/// Runs the deferred statements (over this rank's pieces) as one fusion on
+/// `ex`, and sums each order-0 output over `grid`. Collective: every rank
+/// calls it with the same statements.
+template <class... S>
+void fuse(const machine_grid& grid, const executor& ex, const S&... s) {
+  cg::check_fuse<S...>();
+  [&]<class... Out, class... E, bool... A>(const statement<Out, E, A>*...) {
+    (cg::check_statement<Out, E, executor, A>(), ...);
+  }(static_cast<const S*>(nullptr)...);
+  static_assert((detail::scalar_chunked_v<S> && ...),
+                "tensorlev::dist::fuse: an order-0 output must be a reduction over rows that fuse runs in chunks "
+                "(fusable_v: dense operands, or a sparse one whose outer level is dense); the others would sum "
+                "only this rank's rows");
+  cg::fusion<detail::grid_sum, S...> f(detail::grid_sum{&grid}, s...);
+  f.run(ex);
+}
+/// dist::fuse on the calling thread of each rank.
+template <class... S>
+  requires(sizeof...(S) >= 1 && (cg::is_statement<S>::value && ...))
+void fuse(const machine_grid& grid, const S&... s) {
+  dist::fuse(grid, serial, s...);
+}
+
+}  // namespace tensorlev::dist

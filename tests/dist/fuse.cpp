@@ -1,0 +1,207 @@
+// dist::fuse (dist/fuse.hpp): fusions over every rank's rows, order-0
+// outputs summed over the grid. Run under mpirun with 1, 2, 3 and 4 ranks
+// (tests/dist/CMakeLists.txt). Vectors are split at random points (ranks
+// with no rows included); every rank builds the global vectors from the
+// same seed and checks against loops over them: integer values, so sums
+// are exact in any order. CG is checked against one node's unfused CG,
+// iterate by iterate.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tensorlev/codegen.hpp"
+#include "tensorlev/dist.hpp"
+#include "tensorlev/dist/fuse.hpp"
+#include "tensorlev/formats.hpp"
+#include "tensorlev/fuse.hpp"
+
+namespace {
+using namespace tensorlev;
+using namespace tensorlev::indices;
+namespace td = tensorlev::dist;
+using vec = tensor<double, dense_vector>;
+using blocks = td::distribution<"x->x">;
+using rows = td::distribution<"xy->x">;
+using dvec = td::dist_tensor<double, dense_vector, blocks>;
+
+// Split points of [0, n) over p ranks, at random (equal ones: empty ranks).
+std::vector<long long> random_splits(long long n, int p, std::mt19937_64& rng) {
+  std::vector<long long> s(static_cast<std::size_t>(p) + 1, 0);
+  for (int k = 1; k < p; ++k) s[static_cast<std::size_t>(k)] = std::uniform_int_distribution<long long>(0, n)(rng);
+  s.back() = n;
+  std::sort(s.begin(), s.end());
+  return s;
+}
+
+// This rank's piece of a global vector.
+dvec piece_of(const td::machine_grid& g, const td::distribution_map<blocks>& m, const std::vector<double>& global) {
+  const auto& s = m.splits(0);
+  const long long lo = s[static_cast<std::size_t>(g.rank())], hi = s[static_cast<std::size_t>(g.rank()) + 1];
+  vec v({static_cast<int>(hi - lo)});
+  std::copy(global.begin() + lo, global.begin() + hi, v.values().begin());
+  return dvec(g, m, std::move(v));
+}
+
+std::vector<double> random_values(long long n, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> val(-4, 4);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = val(rng);
+  return v;
+}
+
+TEST(DistFuse, ScalarsSumOverTheRanks) {
+  td::machine_grid g(MPI_COMM_WORLD, {0});
+  std::mt19937_64 rng(20261128);  // the same stream on every rank
+  const chunked_serial_executor scrambled;
+  for (long long n : {0LL, 1LL, 2LL, 5LL, 1000LL, 5000LL, 20000LL}) {
+    for (int round = 0; round < 3; ++round) {
+      td::distribution_map<blocks> m({n}, g.extents());
+      m.set_splits(0, random_splits(n, g.size(), rng));
+      auto ga = random_values(n, rng), gb = random_values(n, rng), gx = random_values(n, rng);
+      auto a = piece_of(g, m, ga), b = piece_of(g, m, gb), x = piece_of(g, m, gx);
+      const double c = std::uniform_int_distribution<int>(-3, 3)(rng);
+      const double s0 = std::uniform_int_distribution<int>(-50, 50)(rng);
+      const executor ex = round == 1 ? executor(scrambled) : serial;
+      scalar<double> s1, s2, s3;
+      s2.value() = s0;
+      s3.value() = s0;
+      auto& al = a.local();
+      auto& bl = b.local();
+      auto& xl = x.local();
+      // One kernel: an = dot, an update, a += reduction reading the update,
+      // and (round 2) a scalar alone in its own call.
+      td::fuse(g, ex, defer(s1()) = al(i) * bl(i), defer(xl(i)) += c * al(i),
+               defer(s2()) += xl(i) * xl(i) - bl(i) * al(i));
+      td::fuse(g, ex, defer(s3()) += -(al(i) * al(i)));
+      double w1 = 0, w2 = s0, w3 = s0;
+      for (long long q = 0; q < n; ++q) {
+        const auto u = static_cast<std::size_t>(q);
+        w1 += ga[u] * gb[u];
+        gx[u] += c * ga[u];
+        w2 += gx[u] * gx[u] - gb[u] * ga[u];
+        w3 -= ga[u] * ga[u];
+      }
+      const std::string at = "n " + std::to_string(n) + " round " + std::to_string(round) + " rank " +
+                             std::to_string(g.rank());
+      EXPECT_EQ(s1.value(), w1) << at;
+      EXPECT_EQ(s2.value(), w2) << at;
+      EXPECT_EQ(s3.value(), w3) << at;
+      const auto& s = m.splits(0);
+      for (long long q = s[static_cast<std::size_t>(g.rank())]; q < s[static_cast<std::size_t>(g.rank()) + 1]; ++q)
+        ASSERT_EQ(xl.values()[static_cast<std::size_t>(q - s[static_cast<std::size_t>(g.rank())])],
+                  gx[static_cast<std::size_t>(q)])
+            << at << " row " << q;
+    }
+  }
+}
+
+// A symmetric, strictly diagonally dominant n x n matrix (positive
+// definite) with about `per_row` off-diagonal entries a row.
+coordinate_list<double, int> spd_matrix(int n, int per_row, std::mt19937_64& rng) {
+  std::vector<std::vector<std::pair<int, double>>> r(static_cast<std::size_t>(n));
+  std::uniform_int_distribution<int> col(0, n - 1), val(-3, 3);
+  for (int x = 0; x < n; ++x)
+    for (int k = 0; k < per_row / 2; ++k) {
+      const int y = col(rng);
+      const double v = val(rng);
+      if (y == x || v == 0) continue;
+      r[static_cast<std::size_t>(x)].emplace_back(y, v);
+      r[static_cast<std::size_t>(y)].emplace_back(x, v);
+    }
+  coordinate_list<double, int> list({n, n});
+  for (int x = 0; x < n; ++x) {
+    double off = 0;
+    for (const auto& [y, v] : r[static_cast<std::size_t>(x)]) {
+      list.push_back({x, y}, v);
+      off += std::abs(v);
+    }
+    list.push_back({x, x}, off + 1 + x % 5);
+  }
+  return list;  // duplicates summed by pack (still symmetric)
+}
+
+// 25 iterations of fused CG on the ranks against one node's unfused CG:
+// every iterate x_k equal to rounding, three kernels an iteration.
+TEST(DistFuse, CgIteratesMatchOneNode) {
+  td::machine_grid g(MPI_COMM_WORLD, {0});
+  std::mt19937_64 rng(7);
+  for (int n : {1, 7, 300}) {
+    const auto list = spd_matrix(n, 8, rng);
+    const auto A1 = pack<csr>(list, duplicates::sum);
+    td::distribution_map<rows> am({n, n}, g.extents());
+    am.set_splits(0, random_splits(n, g.size(), rng));
+    const auto A = td::distribute<csr>(g, am, g.rank() == 0 ? &A1 : nullptr);
+    td::distribution_map<blocks> vm({n}, g.extents());
+    vm.set_splits(0, am.splits(0));
+    std::vector<double> ones(static_cast<std::size_t>(n), 1.0);
+    const auto dones = piece_of(g, vm, ones);
+    auto b = piece_of(g, vm, std::vector<double>(static_cast<std::size_t>(n)));
+    td::ghost_spmv<double, csr, rows, blocks> spmv(A, vm);
+    spmv(b, dones);
+    auto x = piece_of(g, vm, std::vector<double>(static_cast<std::size_t>(n)));
+    auto r = piece_of(g, vm, std::vector<double>(static_cast<std::size_t>(n)));
+    auto p = piece_of(g, vm, std::vector<double>(static_cast<std::size_t>(n)));
+    auto q = piece_of(g, vm, std::vector<double>(static_cast<std::size_t>(n)));
+    compute(serial, r.local()(i), b.local()(i));
+    compute(serial, p.local()(i), b.local()(i));
+    scalar<double> pq, rr_next;
+    td::fuse(g, defer(rr_next()) = r.local()(i) * r.local()(i));
+    double rr = rr_next.value();
+    // One node: the unfused statements over the whole vectors.
+    vec ones1({n}), b1({n}), x1({n}), r1({n}), p1({n}), q1({n}), next1({n});
+    for (auto& v : ones1.values()) v = 1.0;
+    compute(serial, b1(i), A1(i, j) * ones1(j));
+    compute(serial, r1(i), b1(i));
+    compute(serial, p1(i), b1(i));
+    scalar<double> pq1, rr1s;
+    compute(serial, rr1s(), r1(i) * r1(i));
+    double rr1 = rr1s.value();
+    auto& xl = x.local();
+    auto& rl = r.local();
+    auto& pl = p.local();
+    auto& ql = q.local();
+    const double rr0 = rr1;  // stop where the residual is rounding (relative 1e-10)
+    for (int it = 0; it < 25 && rr1 > 1e-20 * rr0; ++it) {
+      const auto k0 = kernels_run();
+      spmv.exchange(p);
+      td::fuse(g, defer(ql(i)) = spmv.matrix()(i, j) * spmv.ghost_values()(j), defer(pq()) = pl(i) * ql(i));
+      const double alpha = rr / pq.value();
+      td::fuse(g, defer(xl(i)) += alpha * pl(i), defer(rl(i)) += -alpha * ql(i), defer(rr_next()) = rl(i) * rl(i));
+      td::fuse(g, defer(pl(i)) = rl(i) + (rr_next.value() / rr) * pl(i));
+      EXPECT_EQ(kernels_run() - k0, 3u) << "n " << n << " iteration " << it;
+      rr = rr_next.value();
+
+      compute(serial, q1(i), A1(i, j) * p1(j));
+      compute(serial, pq1(), p1(i) * q1(i));
+      const double alpha1 = rr1 / pq1.value();
+      compute_add(serial, x1(i), alpha1 * p1(i));
+      compute_add(serial, r1(i), -alpha1 * q1(i));
+      compute(serial, rr1s(), r1(i) * r1(i));
+      compute(serial, next1(i), r1(i) + (rr1s.value() / rr1) * p1(i));
+      std::swap(p1, next1);
+      rr1 = rr1s.value();
+
+      EXPECT_NEAR(rr, rr1, 1e-9 * rr1 + 1e-14 * rr0) << "n " << n << " iteration " << it;
+      const auto xs = td::gather<dense_vector>(x);
+      if (g.rank() == 0) {
+        double diff = 0, scale = 0;
+        for (int u = 0; u < n; ++u) {
+          diff = std::max(diff, std::abs(xs->values()[static_cast<std::size_t>(u)] - x1.values()[static_cast<std::size_t>(u)]));
+          scale = std::max(scale, std::abs(x1.values()[static_cast<std::size_t>(u)]));
+        }
+        EXPECT_LE(diff, 1e-9 * std::max(scale, 1.0)) << "n " << n << " iteration " << it;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+#define TL_MPI_TESTS_PASSED "dist fuse tests"
+#include "mpi_main.hpp"
