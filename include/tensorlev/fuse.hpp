@@ -24,14 +24,8 @@
 /// executor's threads), every statement's loop nest on
 /// that chunk, in statement order: each statement sees what the earlier
 /// ones wrote into its rows, and the chunk's data are still in cache when
-/// the next statement reads them. Where every statement's outer loop
-/// visits each coordinate of the chunk once, in order (a dense row or a
-/// counter drives it, one case, nothing missing: `kernel::
-/// steps_by_coordinate`), the kernel runs *in lockstep*: one loop over the
-/// chunk's rows, each row through every statement in turn, so a value one
-/// statement writes into a row is read by the next from registers or L1.
-/// Scalar partials are added in chunk order (results do not depend on the
-/// number of threads, nor on lockstep: sums split into the same partials).
+/// the next statement reads them. Scalar partials are added in chunk order
+/// (results do not depend on the number of threads).
 ///
 /// A statement may read its own output in place when each such read is of
 /// the same component it writes (`p(i) = r(i) + b * p(i)`, `x(i) += a *
@@ -424,7 +418,6 @@ inline void check_in_place(const fuse_info& s, std::size_t is) {
 struct fused_kernel {
   std::size_t begin = 0, end = 0;
   bool fused = false;   // the chunked fused loop (else the statement runs alone)
-  bool lockstep = false;  // each row of a chunk through every statement in turn (else statement by statement)
   long long extent = 0;
   std::string why_end;  // why the next statement starts a new kernel ("" for the last)
   std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
@@ -594,9 +587,6 @@ class fusion {
       for (fused_kernel& k : plan_)
         if (info_[k.begin].role == fuse_role::scalar) k.fused = true;
     temps_ = plan_temporaries(info_, plan_);
-    for (fused_kernel& k : plan_)
-      if (k.fused) k.lockstep = std::all_of(steps_.begin() + static_cast<std::ptrdiff_t>(k.begin),
-                                            steps_.begin() + static_cast<std::ptrdiff_t>(k.end), [](bool b) { return b; });
   }
   fusion(const fusion&) = delete;
   fusion& operator=(const fusion&) = delete;
@@ -737,40 +727,18 @@ class fusion {
     using type = std::remove_const_t<T>;
   };
 
-  // What statement X keeps through a chunk: its state for the chunk, the
-  // windows its state points at for eliminated temporaries, its sums, and
-  // for lockstep its loop 0 positions and the rows it zero-fills.
-  template <class KX, std::size_t... A>
-  static auto windows_type(std::index_sequence<A...>)
-      -> std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>;
+  // Statement X's part of chunk c, rows [lo, hi); ws: the thread's chunk
+  // workspace for the kernel's eliminated temporaries.
   template <std::size_t X>
-  struct chunk_part {
+  void run_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
     using KX = K<X>;
     using I = typename KX::I;
     using V = typename KX::V;
-    typename KX::state local;
-    decltype(windows_type<KX>(std::make_index_sequence<KX::NA>{})) windows;
-    typename KX::cursor cs = KX::root_cursor();  // loop 0's parent
-    V acc{};
-    V part[3]{};
-    I cur{}, end{};
-    V* fill = nullptr;  // the rows of an = output that is not stored directly (zero-filled first)
-    long long first = 0;  // the first row fill holds
-    std::size_t stride = 0;  // values per row
-    chunk_part() = default;
-    chunk_part(const chunk_part&) = delete;  // local points into windows
-    chunk_part& operator=(const chunk_part&) = delete;
-  };
-
-  // Statement X's part of chunk c, rows [lo, hi), made ready to run; ws:
-  // the thread's chunk workspace for the kernel's eliminated temporaries.
-  template <std::size_t X>
-  void open(chunk_part<X>& p, std::size_t c, long long lo, long long hi, std::byte* ws) {
-    using KX = K<X>;
-    using I = typename KX::I;
-    p.local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
-    auto& local = p.local;
+    auto local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
     // Eliminated temporaries: the chunk's rows, in the workspace.
+    [[maybe_unused]] auto windows = [&]<std::size_t... A>(std::index_sequence<A...>) {
+      return std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>{};
+    }(std::make_index_sequence<KX::NA>{});
     if constexpr (KX::NA > 0) {
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (
@@ -781,7 +749,7 @@ class fusion {
                 if (ti < 0 || !temps_[static_cast<std::size_t>(ti)].eliminated) return;
                 using W = std::remove_const_t<T>;
                 using WV = typename W::value_type;
-                auto& w = std::get<A>(p.windows);
+                auto& w = std::get<A>(windows);
                 w = detail::window_of(*std::get<A>(local.ops), static_cast<typename W::index_type>(lo),
                                       static_cast<typename W::index_type>(hi - lo),
                                       reinterpret_cast<WV*>(ws + temps_[static_cast<std::size_t>(ti)].offset));
@@ -797,109 +765,18 @@ class fusion {
       auto* o = std::get<0>(local.ops);
       const auto vals = o->values();
       // Rows held: all of them, or a temporary's window.
-      long long held = info_[X].extent;
+      long long first = 0, held = info_[X].extent;
       if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) {
-        p.first = static_cast<long long>(o->template level<0>().first());
+        first = static_cast<long long>(o->template level<0>().first());
         held = static_cast<long long>(o->template level<0>().length());
       }
-      p.stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
-      p.fill = vals.data();
+      const std::size_t stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
+      std::fill(vals.data() + static_cast<std::size_t>(lo - first) * stride,
+                vals.data() + static_cast<std::size_t>(hi - first) * stride, V{});
     }
-  }
-
-  // Statement X's part of chunk c on its own (its loop nest over the rows).
-  template <std::size_t X>
-  void run_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
-    using KX = K<X>;
-    chunk_part<X> p;
-    open<X>(p, c, lo, hi, ws);
-    if (p.fill != nullptr)
-      std::fill(p.fill + static_cast<std::size_t>(lo - p.first) * p.stride,
-                p.fill + static_cast<std::size_t>(hi - p.first) * p.stride, typename KX::V{});
-    KX::template loop<0, 0>(p.local, p.cs, p.acc);
-    if constexpr (info_t<X>::role == fuse_role::scalar) std::get<X>(partial_)[c] = p.acc;
-  }
-
-  // Whether statement X's loop 0 runs a coordinate at a time (lockstep).
-  template <std::size_t X>
-  static constexpr bool steps() {
-    if constexpr (info_t<X>::role == fuse_role::alone)
-      return false;
-    else
-      return K<X>::steps_by_coordinate;
-  }
-  static constexpr std::array<bool, NS> steps_ = []<std::size_t... X>(std::index_sequence<X...>) {
-    return std::array<bool, NS>{steps<X>()...};
-  }(std::make_index_sequence<NS>{});
-  template <std::size_t B, std::size_t E>
-  static constexpr bool all_step() {
-    for (std::size_t x = B; x < E; ++x)
-      if (!steps_[x]) return false;
-    return true;
-  }
-
-  // Row `row` of the chunk (loop 0's position cur + row) through
-  // statement X; R: the step's place in a group of four (split sums).
-  template <std::size_t R, std::size_t X>
-  TENSORLEV_ALWAYS_INLINE static void step_one(chunk_part<X>& p, long long lo, long long row) {
-    using KX = K<X>;
-    using I = typename KX::I;
-    if constexpr (info_t<X>::role == fuse_role::rows && !info_t<X>::accumulate && !KX::direct_store) {
-      const std::size_t at = static_cast<std::size_t>(lo + row - p.first) * p.stride;
-      std::fill(p.fill + at, p.fill + at + p.stride, typename KX::V{});
-    }
-    if constexpr (R > 0 && KX::step_splits)
-      KX::step(p.local, p.cs, p.part[R - 1], static_cast<I>(p.cur + static_cast<I>(row)));
-    else
-      KX::step(p.local, p.cs, p.acc, static_cast<I>(p.cur + static_cast<I>(row)));
-  }
-
-  // Chunk c of the kernel of statements [B, E) in lockstep: one loop over
-  // its rows, each row through every statement in order (a statement sees
-  // what the earlier ones wrote into the row, as statement by statement:
-  // the kernel's conflict rules keep every access to a written tensor in
-  // the row being run). Sums split into four partials like nest's point.
-  template <std::size_t B, std::size_t E>
-  void run_lockstep_chunk(std::size_t c, long long lo, long long hi, std::byte* ws) {
-    [&]<std::size_t... Y>(std::index_sequence<Y...>) {
-      std::tuple<chunk_part<B + Y>...> parts;
-      (open<B + Y>(std::get<Y>(parts), c, lo, hi, ws), ...);
-      const long long len = hi - lo;
-      bool same = true;
-      (
-          [&] {
-            auto& p = std::get<Y>(parts);
-            K<B + Y>::step_range(p.local, p.cur, p.end);
-            same = same && static_cast<long long>(p.end - p.cur) == len;
-          }(),
-          ...);
-      if (!same) {
-        // (Not expected: a full unique driver has a position per row.)
-        (run_chunk<B + Y>(c, lo, hi, ws), ...);
-        return;
-      }
-      long long row = 0;
-      if (len >= 4) {
-        for (; len - row >= 4; row += 4) {
-          (step_one<0>(std::get<Y>(parts), lo, row), ...);
-          (step_one<1>(std::get<Y>(parts), lo, row + 1), ...);
-          (step_one<2>(std::get<Y>(parts), lo, row + 2), ...);
-          (step_one<3>(std::get<Y>(parts), lo, row + 3), ...);
-        }
-        (
-            [&] {
-              auto& p = std::get<Y>(parts);
-              if constexpr (K<B + Y>::step_splits) p.acc = (p.acc + p.part[0]) + (p.part[1] + p.part[2]);
-            }(),
-            ...);
-      }
-      for (; row < len; ++row) (step_one<0>(std::get<Y>(parts), lo, row), ...);
-      (
-          [&] {
-            if constexpr (info_t<B + Y>::role == fuse_role::scalar) std::get<B + Y>(partial_)[c] = std::get<Y>(parts).acc;
-          }(),
-          ...);
-    }(std::make_index_sequence<E - B>{});
+    V acc{};
+    KX::template loop<0, 0>(local, KX::root_cursor(), acc);
+    if constexpr (info_t<X>::role == fuse_role::scalar) std::get<X>(partial_)[c] = acc;
   }
 
   template <std::size_t X>
@@ -915,51 +792,7 @@ class fusion {
     }
   }
 
-  // Chunk c's rows [lo, hi) of kernel k: lockstep over statements [B, E)
-  // where B < E, else statement by statement.
-  template <std::size_t B, std::size_t E>
-  static void chunk_entry(fusion* self, const fused_kernel& k, std::size_t c, long long lo, long long hi,
-                          std::byte* ws) {
-    if constexpr (B < E) {
-      self->template run_lockstep_chunk<B, E>(c, lo, hi, ws);
-    } else {
-      [&]<std::size_t... X>(std::index_sequence<X...>) {
-        ((X >= k.begin && X < k.end ? self->template run_chunk_if<X>(c, lo, hi, ws) : void()), ...);
-      }(std::make_index_sequence<NS>{});
-    }
-  }
-
-  // The kernel's statement range as template arguments (only ranges whose
-  // statements all step: the others never have lockstep set).
-  template <std::size_t B, std::size_t E>
-  void run_range(const fused_kernel& k, const executor& ex, bool& ran) {
-    if constexpr (all_step<B, E>()) {
-      if (!ran && E == k.end) {
-        run_chunks<B, E>(k, ex);
-        ran = true;
-      }
-    }
-  }
-  template <std::size_t B, std::size_t... Ex>
-  bool run_from(const fused_kernel& k, const executor& ex, std::index_sequence<Ex...>) {
-    bool ran = false;
-    (run_range<B, B + 1 + Ex>(k, ex, ran), ...);
-    return ran;
-  }
-  template <std::size_t... Bx>
-  bool run_lockstep(const fused_kernel& k, const executor& ex, std::index_sequence<Bx...>) {
-    bool ran = false;
-    ((!ran && Bx == k.begin ? (void)(ran = run_from<Bx>(k, ex, std::make_index_sequence<NS - Bx>{})) : (void)0), ...);
-    return ran;
-  }
-
   void run_fused(const fused_kernel& k, const executor& ex) {
-    if (k.lockstep && run_lockstep(k, ex, std::make_index_sequence<NS>{})) return;
-    run_chunks<0, 0>(k, ex);
-  }
-
-  template <std::size_t B, std::size_t E>
-  void run_chunks(const fused_kernel& k, const executor& ex) {
     const long long n = k.extent;
     const long long rows = fuse_rows_per_chunk(n);
     const auto nchunks = static_cast<std::size_t>(n > 0 ? (n - 1) / rows + 1 : 0);
@@ -984,7 +817,9 @@ class fusion {
           const long long lo = static_cast<long long>(c) * x.rows;
           const long long hi = std::min(x.n, lo + x.rows);
           std::byte* ws = x.k->workspace > 0 ? fuse_workspace(x.k->workspace) : nullptr;
-          chunk_entry<B, E>(x.self, *x.k, c, lo, hi, ws);
+          [&]<std::size_t... X>(std::index_sequence<X...>) {
+            ((X >= x.k->begin && X < x.k->end ? x.self->template run_chunk_if<X>(c, lo, hi, ws) : void()), ...);
+          }(std::make_index_sequence<NS>{});
         },
         &ctx);
     [&]<std::size_t... X>(std::index_sequence<X...>) {
@@ -1084,8 +919,7 @@ std::string fusion_plan(const S&... s) {
     out += "kernel " + std::to_string(++n) + ": ";
     if (k.fused) {
       out += "loop over " + std::to_string(k.extent) + " rows in chunks of " +
-             std::to_string(cg::fuse_rows_per_chunk(k.extent)) +
-             (k.lockstep ? ", each row through every statement:" : ", statement by statement:");
+             std::to_string(cg::fuse_rows_per_chunk(k.extent)) + ":";
       for (std::size_t x = k.begin; x < k.end; ++x)
         out += " [" + std::to_string(x + 1) + "] " + f.info()[x].text + (x + 1 < k.end ? ";" : "");
     } else {

@@ -694,7 +694,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
         }(std::make_index_sequence<NM>{});
         if constexpr (Dp == 0 && Abs == 0 && par != par_kind::none) {
-          if (st.chunked) cut_to_chunk(st, cur, end);
+          if (st.chunked) {
+            if constexpr (cut_by_coord) {
+              [&]<std::size_t... S>(std::index_sequence<S...>) {
+                ((cur[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_lo),
+                  end[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_hi)),
+                 ...);
+              }(std::make_index_sequence<NM>{});
+            } else {
+              cur[0] = st.chunk_lo, end[0] = st.chunk_hi;
+            }
+          }
         }
         const auto points = [&](const cursor& c) {
           [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
@@ -718,20 +728,6 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         }
         output::template after_loop<Dp, Abs>(st, cs, begin);
       }
-    }
-  }
-
-  // Loop 0's slots, [cur, end), restricted to the chunk of a chunked state.
-  template <std::size_t NM>
-  TENSORLEV_HOST_DEVICE static void cut_to_chunk(const state& st, std::array<I, NM>& cur, std::array<I, NM>& end) {
-    if constexpr (cut_by_coord) {
-      [&]<std::size_t... S>(std::index_sequence<S...>) {
-        ((cur[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_lo),
-          end[S] = first_at_least<S>(st, cur[S], end[S], st.chunk_hi)),
-         ...);
-      }(std::make_index_sequence<NM>{});
-    } else {
-      cur[0] = st.chunk_lo, end[0] = st.chunk_hi;
     }
   }
 
@@ -1359,58 +1355,6 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           (*x.fn)(c, local);
         },
         &ctx);
-  }
-
-  // ---- loop 0 a coordinate at a time (fuse's lockstep rows) --------------------
-  //
-  // fuse runs the loop 0 of several statements as one loop over a chunk:
-  // each step runs every statement's loop 0 body (and the loops below it)
-  // at one coordinate, in statement order, so what one statement writes
-  // into a row is read by the next from registers or L1 instead of after
-  // the whole chunk. That takes a loop 0 that visits every coordinate of
-  // the chunk once, in order, one position each, with one lattice case: a
-  // counter over the extent, or a full unique level that never misses
-  // (positions then follow coordinates one to one). It is the loop nest
-  // would run for the chunk (no hoisting, scattering or innermost context
-  // at loop 0), and step_splits says where nest's point would sum into four
-  // partials: fuse does the same over the same steps, so the sums keep
-  // their bits.
-  static constexpr bool steps_by_coordinate = [] {
-    if constexpr (O.n == 0 || !parallel_outer || cut_by_coord) {
-      return false;
-    } else {
-      if (O.scatter == 0 || O.hoist == 0 || leaf_loop<0, 0>()) return false;
-      const loop_plan p = plan_loop(D, O, 0, 0);
-      if (p.zero || p.error != plan_error::none || p.np != 1 || p.nm != 1 || p.pts[0] != 1U) return false;
-      if (p.merged[0] == -1) return true;
-      if (p.merged[0] < 0) return false;
-      const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
-      const level_desc& l = D.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
-      return it.coord && !it.segment && !it.may_miss && l.full && l.unique && l.always_found;
-    }
-  }();
-  static constexpr bool step_splits = [] {
-    if constexpr (steps_by_coordinate)
-      return std::is_floating_point_v<V> && split_sum(D, O, plan<0, 0>, 0, 0) && split_sum_min(D, plan<0, 0>) == 4;
-    else
-      return false;
-  }();
-  // Loop 0's positions in a chunked state.
-  static void step_range(const state& st, I& cur, I& end)
-    requires steps_by_coordinate
-  {
-    std::array<I, 1> c{}, e{};
-    init_slot<0, 0, 0>(st, root_cursor(), c[0], e[0]);
-    if (st.chunked) cut_to_chunk(st, c, e);
-    cur = c[0], end = e[0];
-  }
-  // Loop 0's body at position at (cs: root_cursor()), summing into tgt.
-  TENSORLEV_ALWAYS_INLINE static void step(state& st, const cursor& cs, V& tgt, I at)
-    requires steps_by_coordinate
-  {
-    I i;
-    if (!slot_coord<0, 0, 0>(st, at, i)) return;
-    body<0, 0, 1U>(st, cs, tgt, i, std::array<I, 1>{at}, std::array<I, 1>{});
   }
 
   // ---- device form --------------------------------------------------------------
