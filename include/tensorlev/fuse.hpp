@@ -276,7 +276,9 @@ struct fuse_access {
   bool same_as_out = false;  // pointwise: the output's variables, in the output's order
   bool scalar = false;
   // The same object, or values that share memory (empty ones share none).
-  [[nodiscard]] bool overlaps(const fuse_access& o) const { return object == o.object || (lo < o.hi && o.lo < hi); }
+  [[nodiscard]] bool overlaps(const fuse_access& o) const {
+    return object == o.object || (lo < hi && o.lo < o.hi && lo < o.hi && o.lo < hi);
+  }
   [[nodiscard]] bool same(const fuse_access& o) const { return lo == o.lo && hi == o.hi && layout == o.layout; }
 };
 

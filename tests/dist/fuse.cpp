@@ -74,12 +74,18 @@ TEST(DistFuse, ScalarsSumOverTheRanks) {
       auto& al = a.local();
       auto& bl = b.local();
       auto& xl = x.local();
-      // One kernel: an = dot, an update, a += reduction reading the update,
-      // and (round 2) a scalar alone in its own call.
+      // One kernel: an = dot, an update, a += reduction reading the update;
+      // a scalar alone in its own call; then a kernel writing a temporary
+      // and reducing s4, and a second reading s4 (reduced in the kernel
+      // before it), the first call's s1 and the temporary (allocated).
       td::fuse(g, ex, defer(s1()) = al(i) * bl(i), defer(xl(i)) += c * al(i),
                defer(s2()) += xl(i) * xl(i) - bl(i) * al(i));
       td::fuse(g, ex, defer(s3()) += -(al(i) * al(i)));
-      double w1 = 0, w2 = s0, w3 = s0;
+      temporary<double> t({al.dimension(0)});
+      scalar<double> s4, s5;
+      td::fuse(g, ex, defer(t(i)) = al(i) - bl(i), defer(s4()) = t(i) * al(i),
+               defer(xl(i)) += s4() * bl(i) - s1() * al(i), defer(s5()) = xl(i) * t(i));
+      double w1 = 0, w2 = s0, w3 = s0, w4 = 0, w5 = 0;
       for (long long q = 0; q < n; ++q) {
         const auto u = static_cast<std::size_t>(q);
         w1 += ga[u] * gb[u];
@@ -87,17 +93,62 @@ TEST(DistFuse, ScalarsSumOverTheRanks) {
         w2 += gx[u] * gx[u] - gb[u] * ga[u];
         w3 -= ga[u] * ga[u];
       }
+      std::vector<double> gt(static_cast<std::size_t>(n));
+      for (long long q = 0; q < n; ++q) {
+        const auto u = static_cast<std::size_t>(q);
+        gt[u] = ga[u] - gb[u];
+        w4 += gt[u] * ga[u];
+      }
+      for (long long q = 0; q < n; ++q) {
+        const auto u = static_cast<std::size_t>(q);
+        gx[u] += w4 * gb[u] - w1 * ga[u];
+        w5 += gx[u] * gt[u];
+      }
       const std::string at = "n " + std::to_string(n) + " round " + std::to_string(round) + " rank " +
                              std::to_string(g.rank());
       EXPECT_EQ(s1.value(), w1) << at;
       EXPECT_EQ(s2.value(), w2) << at;
       EXPECT_EQ(s3.value(), w3) << at;
+      EXPECT_EQ(s4.value(), w4) << at;
+      EXPECT_EQ(s5.value(), w5) << at;
       const auto& s = m.splits(0);
-      for (long long q = s[static_cast<std::size_t>(g.rank())]; q < s[static_cast<std::size_t>(g.rank()) + 1]; ++q)
-        ASSERT_EQ(xl.values()[static_cast<std::size_t>(q - s[static_cast<std::size_t>(g.rank())])],
-                  gx[static_cast<std::size_t>(q)])
-            << at << " row " << q;
+      const long long lo = s[static_cast<std::size_t>(g.rank())];
+      long long wrong = 0, first = -1;  // (no ASSERT: a rank leaving early would leave the others waiting)
+      for (long long q = lo; q < s[static_cast<std::size_t>(g.rank()) + 1]; ++q)
+        if (xl.values()[static_cast<std::size_t>(q - lo)] != gx[static_cast<std::size_t>(q)] && wrong++ == 0) first = q;
+      EXPECT_EQ(wrong, 0) << at << ", first at row " << first;
     }
+  }
+}
+
+// Pieces split differently in one statement: the same error on every
+// rank (the ranks whose pieces happen to match do not wait in a sum).
+TEST(DistFuse, MismatchedPiecesAreAnErrorOnEveryRank) {
+  td::machine_grid g(MPI_COMM_WORLD, {0});
+  std::mt19937_64 rng(5);
+  const long long n = 3LL * g.size();
+  td::distribution_map<blocks> even({n}, g.extents()), skewed({n}, g.extents());
+  std::vector<long long> s(static_cast<std::size_t>(g.size()) + 1);
+  for (std::size_t k = 0; k < s.size(); ++k) s[k] = 3 * static_cast<long long>(k);
+  if (g.size() > 1) s[s.size() - 2] -= 1;  // the last two ranks' pieces differ; the others match
+  skewed.set_splits(0, s);
+  const auto ga = random_values(n, rng);
+  auto a = piece_of(g, even, ga), b = piece_of(g, skewed, ga);
+  scalar<double> d;
+  if (g.size() > 1) {
+    try {
+      td::fuse(g, defer(d()) = a.local()(i) * b.local()(i));
+      ADD_FAILURE() << "pieces of different lengths accepted on rank " << g.rank();
+    } catch (const shape_error& e) {
+      EXPECT_NE(std::string(e.what()).find("tensorlev::dist::fuse"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("reported by rank " + std::to_string(g.size() - 2)), std::string::npos)
+          << e.what();
+    }
+  } else {
+    td::fuse(g, defer(d()) = a.local()(i) * b.local()(i));  // one rank: the same pieces
+    double w = 0;
+    for (double v : ga) w += v * v;
+    EXPECT_EQ(d.value(), w);
   }
 }
 
@@ -167,7 +218,8 @@ TEST(DistFuse, CgIteratesMatchOneNode) {
     auto& pl = p.local();
     auto& ql = q.local();
     const double rr0 = rr1;  // stop where the residual is rounding (relative 1e-10)
-    for (int it = 0; it < 25 && rr1 > 1e-20 * rr0; ++it) {
+    int iterations = 0;
+    for (int it = 0; it < 25 && rr1 > 1e-20 * rr0; ++it, ++iterations) {
       const auto k0 = kernels_run();
       spmv.exchange(p);
       td::fuse(g, defer(ql(i)) = spmv.matrix()(i, j) * spmv.ghost_values()(j), defer(pq()) = pl(i) * ql(i));
@@ -198,6 +250,7 @@ TEST(DistFuse, CgIteratesMatchOneNode) {
         EXPECT_LE(diff, 1e-9 * std::max(scale, 1.0)) << "n " << n << " iteration " << it;
       }
     }
+    EXPECT_EQ(iterations, n == 300 ? 25 : std::min(n, 25)) << "n " << n;  // CG ends in n steps (1 and 7)
   }
 }
 

@@ -19,9 +19,11 @@ class rank_failure_printer : public ::testing::EmptyTestEventListener {
  public:
   explicit rank_failure_printer(int rank) : rank_(rank) {}
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
-    if (r.failed())
+    if (r.failed()) {
       std::printf("[rank %d] %s:%d: Failure\n%s\n", rank_, r.file_name() ? r.file_name() : "?", r.line_number(),
                   r.message());
+      std::fflush(stdout);  // kept if the run is killed later (a rank left waiting)
+    }
   }
 
  private:

@@ -16,6 +16,18 @@
 /// x of an SpMV) is the caller's to bring first (ghost_spmv::exchange, or
 /// an all-gather), outside the fused loops.
 ///
+/// Errors the plan finds (a piece of another shape than the others of its
+/// statement, an output read at other rows) are agreed first: every rank
+/// throws the same error (one small all-reduce a call, not counted as
+/// traffic). An error while the statements run (an allocation) is this
+/// rank's alone, as in every collective of the library that runs local
+/// kernels.
+///
+/// The grid's sum counts every rank once: pieces must not be replicated
+/// (a broadcast dimension of the distribution would count them once per
+/// copy), and a statement of order 1 or more that sums over rows keeps
+/// each rank's partial sum (use an order-0 output, or dist::compute).
+///
 /// A scalar is the same on every rank before the call (replicated) and
 /// after it: `=` gives the grid's sum, `+=` adds it. Each order-0 output
 /// must be a reduction fuse runs in its chunked loop (`fusable_v`), checked
@@ -24,10 +36,14 @@
 /// that loop too, never `=`'s loops, which would sum only the local rows.
 
 #include <cstddef>
+#include <exception>
+#include <optional>
+#include <string>
 #include <utility>
 
 #include "../fuse.hpp"
 #include "grid.hpp"
+#include "tensor.hpp"
 
 namespace tensorlev::dist {
 
@@ -60,8 +76,18 @@ void fuse(const machine_grid& grid, const executor& ex, const S&... s) {
                 "tensorlev::dist::fuse: an order-0 output must be a reduction over rows that fuse runs in chunks "
                 "(fusable_v: dense operands, or a sparse one whose outer level is dense); the others would sum "
                 "only this rank's rows");
-  cg::fusion<detail::grid_sum, S...> f(detail::grid_sum{&grid}, s...);
-  f.run(ex);
+  // The plan's checks (local shapes, reads of an output) may fail on some
+  // ranks only (pieces split differently, empty pieces): agreed before any
+  // rank enters the reductions, so every rank throws the same error.
+  std::optional<cg::fusion<detail::grid_sum, S...>> f;
+  std::string why;
+  try {
+    f.emplace(detail::grid_sum{&grid}, s...);
+  } catch (const std::exception& e) {
+    why = std::string("tensorlev::dist::fuse: ") + e.what();
+  }
+  agree(grid, why.empty(), why);
+  f->run(ex);
 }
 /// dist::fuse on the calling thread of each rank.
 template <class... S>
