@@ -5,7 +5,10 @@
 //                               vectors of n (TENSORLEV_BENCH_CHAIN, default
 //                               2^23: 64 MB each, out of cache)
 //   chain_temp/<impl>/...       the same with c and d temporaries: only s
-//                               is kept (fuse never allocates c and d)
+//                               is kept (fuse substitutes c and d into the
+//                               dot: one statement, one loop; the `_kept`
+//                               impls keep them: each chunk's rows in the
+//                               workspace, never allocated)
 //   cg/<impl>/csr/<matrix>      20 CG iterations (x = 0 first) on the
 //                               matrix made symmetric positive definite
 //                               (inputs.hpp, make_spd; bench/peers'
@@ -109,9 +112,12 @@ void chain_temp(benchmark::State& state, const std::string& impl, int n) {
   scalar<double> s;
   const executor ex = executor_of(impl);
   Eigen::Map<Eigen::VectorXd> ea(a.values().data(), n), eb(b.values().data(), n);
-  temporary<double> c({n}), d({n});
+  // Each of its own type, so that fuse substitutes both (one writer a type).
+  temporary<double, 1, int, struct chain_c> c({n});
+  temporary<double, 1, int, struct chain_d> d({n});
+  const bool kept = impl.find("_kept") != std::string::npos;
   vec cv, dv;
-  if (!fused_impl(impl)) cv = vec({n}), dv = vec({n});
+  if (!fused_impl(impl) && !kept) cv = vec({n}), dv = vec({n});
   for (auto _ : state) {
     if (impl == "hand") {
       const double* pa = a.values().data();
@@ -126,6 +132,8 @@ void chain_temp(benchmark::State& state, const std::string& impl, int n) {
       s.value() = (ea + eb).dot(2.0 * (ea + eb) - ea);
     } else if (fused_impl(impl)) {
       fuse(ex, defer(c(i)) = a(i) + b(i), defer(d(i)) = 2.0 * c(i) - a(i), defer(s()) = c(i) * d(i));
+    } else if (kept) {
+      fuse(keep_temporaries, ex, defer(c(i)) = a(i) + b(i), defer(d(i)) = 2.0 * c(i) - a(i), defer(s()) = c(i) * d(i));
     } else {
       compute(ex, cv(i), a(i) + b(i));
       compute(ex, dv(i), 2.0 * cv(i) - a(i));
@@ -262,7 +270,10 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
   for (const auto& impl : impls)
     common_options(benchmark::RegisterBenchmark(("chain/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
                                                 [impl, n](benchmark::State& s) { chain(s, impl, n); }));
-  for (const auto& impl : impls)
+  std::vector<std::string> temp_impls = impls;
+  temp_impls.insert(temp_impls.begin() + 3, "tensorlev_kept");
+  temp_impls.push_back("tensorlev_kokkos_kept");
+  for (const auto& impl : temp_impls)
     common_options(benchmark::RegisterBenchmark(("chain_temp/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
                                                 [impl, n](benchmark::State& s) { chain_temp(s, impl, n); }));
   for (const auto& mi : matrices) {

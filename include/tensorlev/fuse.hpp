@@ -38,10 +38,16 @@
 /// positions rather than coordinates) run alone, as `=` would run them.
 ///
 /// A `temporary<V, N>` (Diffuse's Definition 5) holds values only within
-/// one fuse call: when every statement that mentions it shares the fused
-/// kernel of the statement that first writes it (with `=`), its values are
-/// never allocated (a chunk's rows live in a per-thread workspace);
-/// otherwise fuse allocates them for the call.
+/// one fuse call. Written once with `=` from dense operands at its own
+/// index variables, it is substituted: each later statement that reads it
+/// over exactly the read's variables reads its expression instead (values
+/// in registers, one loop), and its writer does not run when nothing else
+/// reads it (see `substitution` for the rules; a temporary is told apart
+/// by its type, so give several their own, `temporary<V, N, I, Name>`).
+/// A temporary it keeps (or every one, with `fuse(keep_temporaries, ...)`)
+/// is never allocated when every statement that mentions it shares the
+/// fused kernel of the statement that first writes it (a chunk's rows live
+/// in a per-thread workspace); otherwise fuse allocates it for the call.
 ///
 /// `fusion_plan(s...)` prints the kernels and why each one ends, and where
 /// each temporary lives;
@@ -49,10 +55,12 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -61,6 +69,7 @@
 #include <vector>
 
 #include "codegen.hpp"
+#include "codegen/substitute.hpp"
 #include "format.hpp"
 #include "levels/dense.hpp"
 #include "levels/window.hpp"
@@ -72,6 +81,9 @@ namespace tensorlev {
 /// A statement built but not run: `defer(out) = e` (Accumulate: `+=`).
 template <class Out, class E, bool Accumulate>
 struct statement {
+  using out_type = Out;
+  using expr_type = E;
+  static constexpr bool accumulate = Accumulate;
   Out out;
   E e;
 };
@@ -127,7 +139,11 @@ T window_of(const T& t, typename T::index_type first, typename T::index_type len
 
 /// A tensor whose values exist only inside one `fuse` call (Diffuse's
 /// temporaries, Definition 5): dense, of order N, written by one of the
-/// fused statements before any of them reads it. When every statement
+/// fused statements before any of them reads it. Substituted into its
+/// readers (see fuse), it has no values at all. Name (any type, usually
+/// an incomplete `struct c_name`) gives it a type of its own: fuse
+/// substitutes a temporary only when its type has one writer among the
+/// statements. Kept, when every statement
 /// that mentions it runs in the fused kernel of the statement that first
 /// writes it, its values are never allocated: each chunk keeps its rows in
 /// a per-thread workspace (chunk rows x the values per row), reused across
@@ -136,8 +152,9 @@ T window_of(const T& t, typename T::index_type first, typename T::index_type len
 /// returns; outside fuse a statement that mentions it does not compile.
 ///
 ///     temporary<double> c({n});
-///     fuse(defer(c(i)) = a(i) + b(i), defer(e(i)) = c(i) + d(i));  // one loop; c never allocated
-template <class V, std::size_t N = 1, index_type I = std::int32_t>
+///     fuse(defer(c(i)) = a(i) + b(i), defer(e(i)) = c(i) + d(i));  // e(i) = (a(i) + b(i)) + d(i)
+///     temporary<double, 1, std::int32_t, struct d_name> d({n});  // a type of its own
+template <class V, std::size_t N = 1, index_type I = std::int32_t, class Name = void>
 class temporary {
   static_assert(N >= 1, "tensorlev::temporary: the order must be at least 1 (a scalar temporary is a scalar<V>)");
   static_assert(std::is_trivially_copyable_v<V> && std::is_trivially_destructible_v<V>,
@@ -146,7 +163,7 @@ class temporary {
 
  public:
   using format = tensorlev::format<typename detail::temporary_levels<N - 1>::type>;
-  using tensor_type = tensorlev::tensor<V, format, I, temporary_storage>;
+  using tensor_type = tensorlev::tensor<V, format, I, temporary_storage<Name>>;
   using value_type = V;
   using index_type = I;
   static constexpr std::size_t order = N;
@@ -264,6 +281,23 @@ struct fused_statement<statement<Out, E, Accumulate>> {
   using K = typename fuse_kernel_of<Out, E, Accumulate, uniform>::type;
   static constexpr fuse_role role = role_of<K>();
   static constexpr bool accumulate = Accumulate;
+  static constexpr bool dropped = false;
+};
+
+/// A statement that writes a temporary whose every read was replaced by
+/// the statement's expression (see substitution): it does not run.
+template <class St>
+struct substituted {
+  St s;
+  std::uint64_t into = 0;  // bit m: statement m + 1 read it (m < 64)
+};
+template <class Out, class E, bool Accumulate>
+struct fused_statement<substituted<statement<Out, E, Accumulate>>> {
+  using desc = statement_desc_of<Out, E, Accumulate>;
+  using K = void;
+  static constexpr fuse_role role = fuse_role::alone;
+  static constexpr bool accumulate = Accumulate;
+  static constexpr bool dropped = true;
 };
 
 // What the plan knows of one access of a statement: the bytes of its
@@ -299,6 +333,8 @@ struct fuse_info {
   std::string text;               // the statement, for the plan
   std::vector<fuse_temp_use> temps;  // its accesses to temporaries
   std::vector<int> temp_of;          // by access: its temporary's index in the plan's, or -1
+  bool dropped = false;              // substituted into its readers: not run, in no kernel
+  std::uint64_t into = 0;            // (dropped) bit m: statement m + 1 reads it
 };
 
 // A temporary of a fusion, and where its values live.
@@ -374,6 +410,37 @@ std::string statement_text(const Name& name) {
   return acc_text(0) + (d.accumulate ? " += " : " = ") + (d.root >= 0 ? node_text(node_text, d.root) : "0");
 }
 
+// Statement x's operand A (a substituted writer, see substitution): its
+// extents equal the output's for the same variables, as the statement's
+// own kernel would check.
+template <class D, std::size_t A, class Ops, class Dims>
+void check_pointwise_shape(const Ops& ops, const Dims& out_dims, std::size_t x, const std::string& text) {
+  constexpr const stmt_desc& d = D::D;
+  using T = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, Ops>>>;
+  if constexpr (!detail::is_scalar_v<T>) {
+    const auto& dims = std::get<A>(ops)->dims();
+    for (std::size_t k = 0; k < d.acc[A].order; ++k)
+      for (std::size_t o = 0; o < d.acc[0].order; ++o)
+        if (d.acc[0].vars[o] == d.acc[A].vars[k] && static_cast<long long>(dims[k]) != static_cast<long long>(out_dims[o]))
+          throw shape_error("tensorlev::fuse: statement " + std::to_string(x + 1) + " (" + text + "): index variable '" +
+                            std::string(1, d.acc[A].vars[k]) + "': operand " + std::to_string(A) + " has extent " +
+                            std::to_string(dims[k]) + " in dimension " + std::to_string(k) +
+                            " but the output has extent " + std::to_string(out_dims[o]) + " in dimension " +
+                            std::to_string(o));
+  }
+}
+template <class D, class Ops, class Dims, std::size_t... A>
+void check_pointwise_shapes_of(const Ops& ops, const Dims& out_dims, std::size_t x, const std::string& text,
+                               std::index_sequence<A...>) {
+  (check_pointwise_shape<D, A + 1>(ops, out_dims, x, text), ...);
+}
+template <class Out, class E, bool Accumulate>
+void check_pointwise_shapes(const statement<Out, E, Accumulate>& w, std::size_t x, const std::string& text) {
+  const auto ops = std::tuple_cat(std::make_tuple(w.out.operand()), collect_operands(w.e));
+  check_pointwise_shapes_of<statement_desc_of<Out, E, Accumulate>>(
+      ops, w.out.operand()->dims(), x, text, std::make_index_sequence<std::tuple_size_v<decltype(ops)> - 1>{});
+}
+
 // Why statement b cannot join a kernel that holds statement a (earlier),
 // or "" when it can.
 inline std::string fuse_conflict(const fuse_info& a, std::size_t ia, const fuse_info& b, std::size_t ib) {
@@ -425,18 +492,24 @@ struct fused_kernel {
   std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
 };
 
+// Statements substituted into their readers (dropped) belong to no kernel
+// and end none; a kernel's range [begin, end) may hold some.
 inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info) {
   std::vector<fused_kernel> ks;
   std::vector<bool> in_place(info.size(), false);
+  std::size_t last = 0;  // the last statement that runs, before s
   for (std::size_t s = 0; s < info.size(); ++s) {
+    if (info[s].dropped) continue;
     check_in_place(info[s], s);
     for (std::size_t x = 1; x < info[s].acc.size(); ++x)
       in_place[s] = in_place[s] || info[s].acc[x].overlaps(info[s].acc[0]);
     if (!ks.empty() && ks.back().fused && info[s].role != fuse_role::alone) {
       std::string why;
-      for (std::size_t a = ks.back().begin; a < s && why.empty(); ++a) why = fuse_conflict(info[a], a, info[s], s);
+      for (std::size_t a = ks.back().begin; a < s && why.empty(); ++a)
+        if (!info[a].dropped) why = fuse_conflict(info[a], a, info[s], s);
       if (why.empty()) {
         ks.back().end = s + 1;
+        last = s;
         continue;
       }
       ks.back().why_end = "statement " + std::to_string(s + 1) + " starts a new kernel: " + why;
@@ -444,8 +517,9 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
       ks.back().why_end = info[s].role == fuse_role::alone
                               ? "statement " + std::to_string(s + 1) + " cannot be fused"
                               : "statement " + std::to_string(s + 1) + " starts a new kernel: statement " +
-                                    std::to_string(s) + " cannot be fused";
+                                    std::to_string(last + 1) + " cannot be fused";
     }
+    last = s;
     fused_kernel k;
     k.begin = s;
     k.end = s + 1;
@@ -455,8 +529,11 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
   }
   // A fusable statement left alone runs as `=` runs it (no chunks), unless
   // it updates its output in place, which only the fused loop allows.
-  for (fused_kernel& k : ks)
-    if (k.fused && k.end == k.begin + 1 && !in_place[k.begin]) k.fused = false;
+  for (fused_kernel& k : ks) {
+    std::size_t running = 0;
+    for (std::size_t s = k.begin; s < k.end; ++s) running += info[s].dropped ? 0 : 1;
+    if (k.fused && running == 1 && !in_place[k.begin]) k.fused = false;
+  }
   return ks;
 }
 
@@ -638,8 +715,10 @@ class fusion {
   // for the call (give), or none again (take back).
   template <std::size_t X>
   void give_values(bool give) {
-    const auto ops = operands<X>();
-    give_all(ops, give, std::make_index_sequence<std::tuple_size_v<decltype(ops)>>{});
+    if constexpr (!info_t<X>::dropped) {
+      const auto ops = operands<X>();
+      give_all(ops, give, std::make_index_sequence<std::tuple_size_v<decltype(ops)>>{});
+    }
   }
   template <class Ops, std::size_t... A>
   void give_all(const Ops& ops, bool give, std::index_sequence<A...>) {
@@ -688,6 +767,22 @@ class fusion {
   void prepare() {
     using F = info_t<X>;
     const auto& s = stmt<X>();
+    if constexpr (F::dropped) {
+      fuse_info in;
+      in.dropped = true;
+      in.into = s.into;
+      in.text = statement_text<typename F::desc>(
+          [](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); });
+      check_pointwise_shapes(s.s, X, in.text);
+      info_.push_back(std::move(in));
+    } else {
+      prepare_running<X>();
+    }
+  }
+  template <std::size_t X>
+  void prepare_running() {
+    using F = info_t<X>;
+    const auto& s = stmt<X>();
     fuse_info in;
     in.role = F::role;
     in.accumulate = F::accumulate;
@@ -712,11 +807,13 @@ class fusion {
 
   template <std::size_t X>
   void run_alone(const executor& ex) {
-    const auto& s = stmt<X>();
-    using T = std::remove_cvref_t<decltype(s)>;
-    [&]<class Out, class E, bool A>(const statement<Out, E, A>*) {
-      run_statement_any<Out, A, 0>(s.out, s.e, ex);
-    }(static_cast<const T*>(nullptr));
+    if constexpr (!info_t<X>::dropped) {
+      const auto& s = stmt<X>();
+      using T = std::remove_cvref_t<decltype(s)>;
+      [&]<class Out, class E, bool A>(const statement<Out, E, A>*) {
+        run_statement_any<Out, A, 0>(s.out, s.e, ex);
+      }(static_cast<const T*>(nullptr));
+    }
   }
 
   template <class T>
@@ -882,6 +979,425 @@ consteval void check_fuse() {
                 "tensorlev::fuse: every argument after the executor is a deferred statement: defer(y(i)) = e or "
                 "defer(y(i)) += e");
 }
+// check_fuse, and each statement's own checks (as `=` would make them).
+template <class... S>
+void check_fused_statements() {
+  check_fuse<S...>();
+  [&]<class... Out, class... E, bool... A>(const statement<Out, E, A>*...) {
+    (check_statement<Out, E, executor, A>(), ...);
+  }(static_cast<const S*>(nullptr)...);
+}
+
+// ---- substitution of pointwise temporaries --------------------------------------
+//
+// A temporary written once, with `=`, from dense operands at its own index
+// variables (`c(i) = a(i) + b(i)`) is replaced, in each later statement that
+// reads it pointwise over exactly the read's variables (`s() = c(i) * d(i)`,
+// `e(i) = c(i) + d(i)`), by its expression with the variables renamed:
+// that statement then computes the values in registers, in its own loop.
+// The writer does not run when no statement reads the temporary any more.
+// Decided from the types: the temporary's type has exactly one writer
+// among the statements (temporaries of one type are told apart only by
+// their objects, so give each its own type, `temporary<V, N, I, Name>`, to
+// substitute several); the reader's output has the temporary's value type
+// (the expression is evaluated in it); the writer's expression has no
+// function or quotient when more than one statement reads the temporary
+// (they would be computed again for each); and the rewritten statement
+// fits the generator's limits. It is legal when no statement from the
+// writer to the reader (the reader included) writes what the expression
+// reads: proved from the types where they cannot share memory (different
+// types of scalars, owning tensors and temporaries), otherwise checked on
+// the objects when fuse runs, which then runs the statements as written if
+// any may be overwritten. A read of an object other than the writer's (a
+// temporary no statement writes) is the error the plan would give.
+template <class... S>
+class substitution {
+ public:
+  static constexpr std::size_t NS = sizeof...(S);
+  template <std::size_t X>
+  using stmt_t = std::tuple_element_t<X, std::tuple<S...>>;
+  template <std::size_t X>
+  using out_t = access_tensor_t<typename stmt_t<X>::out_type>;
+  template <std::size_t X>
+  using accesses_t = typename expr_info<typename stmt_t<X>::expr_type>::access_types;
+
+  template <class T>
+  static constexpr std::size_t writers = (std::size_t{0} + ... + std::size_t{std::is_same_v<access_tensor_t<typename S::out_type>, T>});
+  template <class T>
+  static constexpr std::size_t writer_of() {
+    constexpr bool w[] = {std::is_same_v<access_tensor_t<typename S::out_type>, T>...};
+    for (std::size_t x = 0; x < NS; ++x)
+      if (w[x]) return x;
+    return NS;
+  }
+  // Reads of T in statements after K (as written).
+  template <class T, std::size_t K>
+  static constexpr std::size_t later_reads() {
+    return [&]<std::size_t... X>(std::index_sequence<X...>) {
+      return (std::size_t{0} + ... + (X > K ? reads_of<T, typename stmt_t<X>::expr_type>() : std::size_t{0}));
+    }(std::make_index_sequence<NS>{});
+  }
+
+  template <std::size_t M>
+  struct at;  // statement M rewritten: src (the writer substituted for each access, or -1) and type
+
+  // Whether statement K (rewritten) is a pointwise writer of a temporary.
+  template <std::size_t K>
+  static constexpr bool writer_candidate() {
+    using R = typename at<K>::type;
+    using T = access_tensor_t<typename R::out_type>;
+    if constexpr (R::accumulate || !detail::is_temporary_v<T>) {
+      return false;
+    } else if constexpr (writers<T> != 1 || reads_of<T, typename R::expr_type>() != 0) {
+      return false;
+    } else {
+      constexpr stmt_desc D = describe<typename R::out_type, typename R::expr_type, false>();
+      if (D.too_big) return false;
+      const access_desc& o = D.acc[0];
+      for (std::size_t x = 0; x < o.order; ++x)
+        for (std::size_t y = x + 1; y < o.order; ++y)
+          if (o.vars[x] == o.vars[y]) return false;
+      bool used[max_levels]{};
+      for (std::size_t a = 1; a < D.nacc; ++a) {
+        if (!dense_operand(D.acc[a])) return false;
+        for (std::size_t x = 0; x < D.acc[a].order; ++x) {
+          std::size_t p = 0;
+          while (p < o.order && o.vars[p] != D.acc[a].vars[x]) ++p;
+          if (p == o.order) return false;  // a reduction
+          used[p] = true;
+        }
+      }
+      for (std::size_t x = 0; x < o.order; ++x)
+        if (!used[x]) return false;  // a broadcast (a constant, or fewer variables)
+      return !has_fn_or_div(D) || later_reads<T, K>() <= 1;
+    }
+  }
+
+  // The writer substituted for access A of statement M's expression, or -1.
+  template <std::size_t M, std::size_t A>
+  static constexpr int source() {
+    using Acc = std::tuple_element_t<A, accesses_t<M>>;
+    using T = access_tensor_t<Acc>;
+    if constexpr (!detail::is_temporary_v<T>) {
+      return -1;
+    } else if constexpr (writers<T> != 1 || writer_of<T>() >= M) {
+      return -1;
+    } else if constexpr (!writer_candidate<writer_of<T>()>()) {
+      return -1;
+    } else if constexpr (!std::is_same_v<typename T::value_type, typename out_t<M>::value_type>) {
+      return -1;
+    } else {
+      constexpr auto w = access_tensor<Acc>::vars;
+      constexpr stmt_desc D =
+          describe<typename stmt_t<M>::out_type, typename stmt_t<M>::expr_type, stmt_t<M>::accumulate>();
+      if (D.too_big || D.nvars != w.size()) return -1;
+      for (std::size_t x = 0; x < w.size(); ++x) {
+        for (std::size_t y = x + 1; y < w.size(); ++y)
+          if (w[x] == w[y]) return -1;
+        bool in = false;
+        for (std::size_t v = 0; v < D.nvars; ++v) in = in || D.vars[v] == w[x];
+        if (!in) return -1;
+      }
+      return static_cast<int>(writer_of<T>());
+    }
+  }
+
+  template <std::size_t M>
+  static constexpr auto sources() {
+    return []<std::size_t... A>(std::index_sequence<A...>) {
+      return std::array<int, sizeof...(A)>{source<M, A>()...};
+    }(std::make_index_sequence<std::tuple_size_v<accesses_t<M>>>{});
+  }
+
+  template <std::size_t... X>
+  static auto done_of(std::index_sequence<X...>) -> std::tuple<typename at<X>::type...>;
+  template <std::size_t M>
+  using done_t = decltype(done_of(std::make_index_sequence<M>{}));
+
+  // Statement M's expression with the chosen accesses replaced (Src: the
+  // writer of each access from Off on); done: statements 0..M-1 rewritten.
+  template <auto Src, std::size_t Off, class E, class Done>
+  static auto transform(const E& e, const Done& done) {
+    using NT = node_traits<E>;
+    if constexpr (NT::kind == node_kind::access) {
+      if constexpr (Src[Off] < 0) {
+        return e;
+      } else {
+        const auto& w = std::get<static_cast<std::size_t>(Src[Off])>(done);
+        return rename_vars<access_tensor<typename std::remove_cvref_t<decltype(w)>::out_type>::vars,
+                           access_tensor<E>::vars>(w.e);
+      }
+    } else if constexpr (NT::kind == node_kind::constant) {
+      return e;
+    } else if constexpr (NT::kind == node_kind::neg || NT::kind == node_kind::fn) {
+      return rebuild<E>::make(transform<Src, Off>(e.e, done));
+    } else {
+      return rebuild<E>::make(transform<Src, Off>(e.l, done),
+                              transform<Src, Off + expr_info<typename NT::left>::accesses>(e.r, done));
+    }
+  }
+
+  template <std::size_t M>
+  struct at {
+    static constexpr auto tentative = sources<M>();
+    using St = stmt_t<M>;
+    using tentative_expr = decltype(transform<tentative, 0>(std::declval<const typename St::expr_type&>(),
+                                                             std::declval<const done_t<M>&>()));
+    // Within the generator's limits (else nothing is substituted into M).
+    static constexpr bool fits = expr_info<tentative_expr>::accesses + 1 <= max_accesses &&
+                                 expr_info<tentative_expr>::nodes <= max_nodes;
+    static constexpr auto src = [] {
+      auto s = tentative;
+      if (!fits)
+        for (auto& x : s) x = -1;
+      return s;
+    }();
+    static constexpr bool any = [] {
+      for (int x : src)
+        if (x >= 0) return true;
+      return false;
+    }();
+    using type = std::conditional_t<any, statement<typename St::out_type, tentative_expr, St::accumulate>, St>;
+  };
+
+  // Whether writer K (a candidate) no longer runs: no statement reads its
+  // temporary after the rewrite (none read it, or every read was replaced).
+  template <std::size_t K>
+  static constexpr bool dropped() {
+    if constexpr (!writer_candidate<K>()) {
+      return false;
+    } else {
+      using T = out_t<K>;
+      return [&]<std::size_t... X>(std::index_sequence<X...>) {
+        return ((X == K || reads_of<T, typename at<X>::type::expr_type>() == 0) && ...);
+      }(std::make_index_sequence<NS>{});
+    }
+  }
+  template <std::size_t K, std::size_t X>
+  static constexpr std::uint64_t into_bit() {
+    for (int w : at<X>::src)
+      if (w == static_cast<int>(K) && X < 64) return std::uint64_t{1} << X;
+    return 0;
+  }
+  template <std::size_t K, std::size_t... X>
+  static constexpr std::uint64_t into_of(std::index_sequence<X...>) {
+    return (std::uint64_t{0} | ... | into_bit<K, X>());
+  }
+  template <std::size_t K>
+  static constexpr std::uint64_t into() {
+    return into_of<K>(std::make_index_sequence<NS>{});
+  }
+
+  template <std::size_t X>
+  using final_t = std::conditional_t<dropped<X>(), substituted<typename at<X>::type>, typename at<X>::type>;
+
+  static constexpr bool any = [] {
+    return []<std::size_t... X>(std::index_sequence<X...>) { return ((at<X>::any || dropped<X>()) || ...); }(
+        std::make_index_sequence<NS>{});
+  }();
+
+  // Whether replacing access A of M by writer K's expression is legal
+  // whatever the objects: no statement in (K, M] writes a type the
+  // expression reads, and these types cannot share memory.
+  template <std::size_t Q, class Reads, std::size_t... R>
+  static constexpr bool disjoint(std::index_sequence<R...>) {
+    return ((!std::is_same_v<out_t<Q>, access_tensor_t<std::tuple_element_t<R, Reads>>> &&
+             exclusive_memory<out_t<Q>>() && exclusive_memory<access_tensor_t<std::tuple_element_t<R, Reads>>>()) &&
+            ...);
+  }
+  template <std::size_t K, std::size_t M, class Reads, std::size_t... Q>
+  static constexpr bool proved_over(std::index_sequence<Q...>) {
+    return ((Q <= K || Q > M || disjoint<Q, Reads>(std::make_index_sequence<std::tuple_size_v<Reads>>{})) && ...);
+  }
+  template <std::size_t K, std::size_t M>
+  static constexpr bool proved() {
+    using reads = typename expr_info<typename at<K>::type::expr_type>::access_types;
+    return proved_over<K, M, reads>(std::make_index_sequence<NS>{});
+  }
+  template <std::size_t M>
+  static constexpr bool proved_all() {
+    return []<std::size_t... A>(std::index_sequence<A...>) {
+      return ((at<M>::src[A] < 0 || proved<static_cast<std::size_t>(at<M>::src[A] < 0 ? 0 : at<M>::src[A]), M>()) &&
+              ...);
+    }(std::make_index_sequence<at<M>::src.size()>{});
+  }
+  /// Whether some substitution needs the objects to be checked (and the
+  /// statements as written to run when they may alias).
+  static constexpr bool checked = [] {
+    return []<std::size_t... M>(std::index_sequence<M...>) { return (!proved_all<M>() || ...); }(
+        std::make_index_sequence<NS>{});
+  }();
+
+  /// The rewritten statements (each writer that no longer runs wrapped in
+  /// substituted), from the statements as written.
+  static auto build(const S&... s) {
+    const std::tuple<const S*...> in(&s...);
+    auto done = build_from<0>(in, std::tuple<>{});
+    return [&]<std::size_t... X>(std::index_sequence<X...>) {
+      return std::tuple<final_t<X>...>{wrap<X>(std::get<X>(std::move(done)))...};
+    }(std::make_index_sequence<NS>{});
+  }
+
+  /// The problem with the objects, if any: "" (substitute), "alias" (run
+  /// the statements as written), or an error message (a read of a
+  /// temporary no statement writes).
+  static std::string check(const S&... s) {
+    const std::tuple<const S*...> in(&s...);
+    std::string why;
+    [&]<std::size_t... M>(std::index_sequence<M...>) { (check_statement_reads<M>(in, why), ...); }(
+        std::make_index_sequence<NS>{});
+    return why;
+  }
+
+ private:
+  template <std::size_t M, class In, class Done>
+  static auto build_from(const In& in, Done&& done) {
+    if constexpr (M == NS) {
+      return std::move(done);
+    } else {
+      using R = typename at<M>::type;
+      const auto& sm = *std::get<M>(in);
+      if constexpr (at<M>::any) {
+        R r{sm.out, transform<at<M>::src, 0>(sm.e, done)};
+        return build_from<M + 1>(in, std::tuple_cat(std::move(done), std::tuple<R>(std::move(r))));
+      } else {
+        return build_from<M + 1>(in, std::tuple_cat(std::move(done), std::tuple<R>(sm)));
+      }
+    }
+  }
+  template <std::size_t X, class R>
+  static final_t<X> wrap(R&& r) {
+    if constexpr (dropped<X>())
+      return final_t<X>{std::forward<R>(r), into<X>()};
+    else
+      return std::forward<R>(r);
+  }
+
+  // Whether two operands may share memory: the same object, or values
+  // whose bytes overlap.
+  template <class A, class B>
+  static bool may_alias(const A* a, const B* b) {
+    if (static_cast<const void*>(a) == static_cast<const void*>(b)) return true;
+    const auto bytes = [](const auto* t) {
+      using T = std::remove_cvref_t<decltype(*t)>;
+      if constexpr (detail::is_scalar_v<T>) {
+        const auto lo = reinterpret_cast<std::uintptr_t>(&t->value());
+        return std::pair<std::uintptr_t, std::uintptr_t>(lo, lo + sizeof(t->value()));
+      } else {
+        const auto v = t->values();
+        const auto lo = reinterpret_cast<std::uintptr_t>(v.data());
+        return std::pair<std::uintptr_t, std::uintptr_t>(lo, lo + v.size() * sizeof(typename T::value_type));
+      }
+    };
+    const auto x = bytes(a), y = bytes(b);
+    return x.first < x.second && y.first < y.second && x.first < y.second && y.first < x.second;
+  }
+
+  template <std::size_t M, class In>
+  static void check_statement_reads(const In& in, std::string& why) {
+    if constexpr (at<M>::any) {
+      const auto reads = collect_operands(std::get<M>(in)->e);
+      [&]<std::size_t... A>(std::index_sequence<A...>) { (check_read<M, A>(in, reads, why), ...); }(
+          std::make_index_sequence<at<M>::src.size()>{});
+    }
+  }
+  template <std::size_t M, std::size_t A, class In, class Reads>
+  static void check_read(const In& in, const Reads& reads, std::string& why) {
+    constexpr int k = at<M>::src[A];
+    if constexpr (k >= 0) {
+      constexpr auto K = static_cast<std::size_t>(k);
+      if (!why.empty() && why != "alias") return;
+      if (static_cast<const void*>(std::get<A>(reads)) != static_cast<const void*>(std::get<K>(in)->out.operand())) {
+        using D = statement_desc_of<typename stmt_t<M>::out_type, typename stmt_t<M>::expr_type, stmt_t<M>::accumulate>;
+        why = "tensorlev::fuse: statement " + std::to_string(M + 1) + " (" +
+              statement_text<D>([](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); }) +
+              ") reads a temporary that no earlier statement of this fuse writes (a temporary holds values only "
+              "within one fuse call); write all of it with = first";
+        return;
+      }
+      if constexpr (!proved<K, M>()) {
+        if (!why.empty()) return;
+        // The writer's expression, as rewritten: its operands are the
+        // statement's as written, or earlier writers' (substituted).
+        const auto ops = collect_operands(build_writer_expr<K>(in));
+        check_writes<K, M>(in, ops, why, std::make_index_sequence<NS>{});
+      }
+    }
+  }
+  template <std::size_t K, std::size_t M, class In, class Ops, std::size_t... Q>
+  static void check_writes(const In& in, const Ops& ops, std::string& why, std::index_sequence<Q...>) {
+    (check_write<K, M, Q>(in, ops, why, std::make_index_sequence<std::tuple_size_v<Ops>>{}), ...);
+  }
+  template <std::size_t K, std::size_t M, std::size_t Q, class In, class Ops, std::size_t... R>
+  static void check_write(const In& in, const Ops& ops, std::string& why, std::index_sequence<R...>) {
+    if constexpr (Q > K && Q <= M) {
+      const auto* out = std::get<Q>(in)->out.operand();
+      if (why.empty() && (may_alias(out, std::get<R>(ops)) || ...)) why = "alias";
+    }
+  }
+  template <std::size_t K, class In>
+  static auto build_writer_expr(const In& in) {
+    auto done = build_from<0>(in, std::tuple<>{});
+    return std::get<K>(done).e;
+  }
+};
+
+// The fusion a fuse call runs (statements substituted, or as written),
+// handed to body as a maker: `typename M::type` is the fusion, `m.into(opt)`
+// constructs it in a std::optional (or throws the plan's error).
+template <class F, class Tuple>
+struct fusion_maker {
+  using type = F;
+  const Tuple* stmts;
+  const std::string* error;
+  template <class Reduce>
+  void into(std::optional<F>& f, const Reduce& reduce) const {
+    if (!error->empty()) throw tensorlev::error(*error);
+    [&]<std::size_t... X>(std::index_sequence<X...>) { f.emplace(reduce, std::get<X>(*stmts)...); }(
+        std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+  }
+};
+
+template <class Reduce, class Tuple>
+struct fusion_of_tuple;
+template <class Reduce, class... R>
+struct fusion_of_tuple<Reduce, std::tuple<R...>> {
+  using type = fusion<Reduce, R...>;
+};
+
+template <class Reduce, bool Substitute = true, class Body, class... S>
+void with_fusion(const Body& body, const S&... s) {
+  using sub = substitution<S...>;
+  if constexpr (Substitute && sub::any) {
+    const std::string why = sub::check(s...);
+    if constexpr (sub::checked) {
+      if (why == "alias") {
+        const std::tuple<const S&...> as_written(s...);
+        const std::string none;
+        body(fusion_maker<fusion<Reduce, S...>, std::tuple<const S&...>>{&as_written, &none});
+        return;
+      }
+    }
+    const auto stmts = sub::build(s...);
+    using T = std::remove_const_t<decltype(stmts)>;
+    body(fusion_maker<typename fusion_of_tuple<Reduce, T>::type, T>{&stmts, &why});
+  } else {
+    const std::tuple<const S&...> as_written(s...);
+    const std::string none;
+    body(fusion_maker<fusion<Reduce, S...>, std::tuple<const S&...>>{&as_written, &none});
+  }
+}
+
+// fuse's body: construct, run.
+struct run_fused_body {
+  const executor* ex;
+  template <class M>
+  void operator()(const M& m) const {
+    std::optional<typename M::type> f;
+    m.into(f, no_reduce{});
+    f->run(*ex);
+  }
+};
 
 }  // namespace cg
 
@@ -894,12 +1410,8 @@ inline constexpr bool fusable_v = cg::fused_statement<S>::role != cg::fuse_role:
 /// legality allows (see the file comment), on `ex`.
 template <class... S>
 void fuse(const executor& ex, const S&... s) {
-  cg::check_fuse<S...>();
-  [&]<class... Out, class... E, bool... A>(const statement<Out, E, A>*...) {
-    (cg::check_statement<Out, E, executor, A>(), ...);
-  }(static_cast<const S*>(nullptr)...);
-  cg::fusion<cg::no_reduce, S...> f(cg::no_reduce{}, s...);
-  f.run(ex);
+  cg::check_fused_statements<S...>();
+  cg::with_fusion<cg::no_reduce>(cg::run_fused_body{&ex}, s...);
 }
 /// fuse on the calling thread.
 template <class... S>
@@ -908,37 +1420,101 @@ void fuse(const S&... s) {
   fuse(serial, s...);
 }
 
+/// `fuse(keep_temporaries, [ex,] s...)`: fuse without substituting
+/// temporaries into their readers; each temporary's writer computes it
+/// once, into the kernel's workspace or an allocation (for an expression
+/// several statements read that costs more to compute again than to
+/// load, or to measure the substitution).
+struct keep_temporaries_t {
+  explicit keep_temporaries_t() = default;
+};
+inline constexpr keep_temporaries_t keep_temporaries{};
+
+template <class... S>
+void fuse(keep_temporaries_t, const executor& ex, const S&... s) {
+  cg::check_fused_statements<S...>();
+  cg::with_fusion<cg::no_reduce, false>(cg::run_fused_body{&ex}, s...);
+}
+template <class... S>
+  requires(sizeof...(S) >= 1 && (cg::is_statement<S>::value && ...))
+void fuse(keep_temporaries_t k, const S&... s) {
+  fuse(k, serial, s...);
+}
+
+namespace cg {
+// fusion_plan's body: the plan of the fusion fuse would run, as text.
+struct plan_body {
+  std::string* out;
+  template <class M>
+  void operator()(const M& m) const {
+    std::optional<typename M::type> opt;
+    m.into(opt, no_reduce{});
+    const auto& f = *opt;
+    std::string& o = *out;
+    std::size_t n = 0;
+    const auto statements = [](std::uint64_t mask) {
+      std::string t;
+      for (std::size_t x = 0; x < 64; ++x)
+        if ((mask >> x) & 1U) t += (t.empty() ? "" : ", ") + std::to_string(x + 1);
+      return t;
+    };
+    for (const fused_kernel& k : f.plan()) {
+      o += "kernel " + std::to_string(++n) + ": ";
+      if (k.fused) {
+        o += "loop over " + std::to_string(k.extent) + " rows in chunks of " +
+             std::to_string(fuse_rows_per_chunk(k.extent)) + ":";
+        std::string sep = " ";
+        for (std::size_t x = k.begin; x < k.end; ++x) {
+          if (f.info()[x].dropped) continue;
+          o += sep + "[" + std::to_string(x + 1) + "] " + f.info()[x].text;
+          sep = "; ";
+        }
+      } else {
+        o += "statement " + std::to_string(k.begin + 1) + " alone (its own loop nests): " + f.info()[k.begin].text;
+      }
+      o += "\n";
+      if (!k.why_end.empty()) o += "  " + k.why_end + "\n";
+    }
+    for (std::size_t x = 0; x < f.info().size(); ++x) {
+      const fuse_info& in = f.info()[x];
+      if (!in.dropped) continue;
+      o += "temporary written first by statement " + std::to_string(x + 1) + ": never allocated (" +
+           (in.into != 0 ? "substituted: statement" + std::string(std::popcount(in.into) > 1 ? "s " : " ") +
+                               statements(in.into) + " read its expression instead, in registers"
+                         : "no statement reads it") +
+           "; statement " + std::to_string(x + 1) + " does not run: " + in.text + ")\n";
+    }
+    for (const fuse_temp& t : f.temporaries()) {
+      o += "temporary written first by statement " + std::to_string(t.writer + 1) + ": ";
+      if (t.eliminated)
+        o += "never allocated (a chunk's rows, " + std::to_string(t.row_bytes) + " bytes each, in kernel " +
+             std::to_string(t.kernel + 1) + "'s per-thread workspace)\n";
+      else
+        o += "allocated for the call (" + std::to_string(static_cast<std::size_t>(t.rows) * t.row_bytes) +
+             " bytes): " + t.why + "\n";
+    }
+  }
+};
+}  // namespace cg
+
 /// The fused kernels `fuse(s...)` would run, one line each, and why each
 /// one ends: statements are numbered from 1, tensors named t1, t2, ... by
-/// their position in the statement.
+/// their position in the statement (after substitution: a temporary's
+/// expression in place of its reads). Then where each temporary lives.
 template <class... S>
+  requires(sizeof...(S) >= 1 && (cg::is_statement<S>::value && ...))
 std::string fusion_plan(const S&... s) {
   cg::check_fuse<S...>();
-  cg::fusion<cg::no_reduce, S...> f(cg::no_reduce{}, s...);
   std::string out;
-  std::size_t n = 0;
-  for (const cg::fused_kernel& k : f.plan()) {
-    out += "kernel " + std::to_string(++n) + ": ";
-    if (k.fused) {
-      out += "loop over " + std::to_string(k.extent) + " rows in chunks of " +
-             std::to_string(cg::fuse_rows_per_chunk(k.extent)) + ":";
-      for (std::size_t x = k.begin; x < k.end; ++x)
-        out += " [" + std::to_string(x + 1) + "] " + f.info()[x].text + (x + 1 < k.end ? ";" : "");
-    } else {
-      out += "statement " + std::to_string(k.begin + 1) + " alone (its own loop nests): " + f.info()[k.begin].text;
-    }
-    out += "\n";
-    if (!k.why_end.empty()) out += "  " + k.why_end + "\n";
-  }
-  for (const cg::fuse_temp& t : f.temporaries()) {
-    out += "temporary written first by statement " + std::to_string(t.writer + 1) + ": ";
-    if (t.eliminated)
-      out += "never allocated (a chunk's rows, " + std::to_string(t.row_bytes) + " bytes each, in kernel " +
-             std::to_string(t.kernel + 1) + "'s per-thread workspace)\n";
-    else
-      out += "allocated for the call (" + std::to_string(static_cast<std::size_t>(t.rows) * t.row_bytes) +
-             " bytes): " + t.why + "\n";
-  }
+  cg::with_fusion<cg::no_reduce>(cg::plan_body{&out}, s...);
+  return out;
+}
+/// The plan of `fuse(keep_temporaries, s...)`.
+template <class... S>
+std::string fusion_plan(keep_temporaries_t, const S&... s) {
+  cg::check_fuse<S...>();
+  std::string out;
+  cg::with_fusion<cg::no_reduce, false>(cg::plan_body{&out}, s...);
   return out;
 }
 

@@ -196,7 +196,10 @@ struct atomic_borrowed : B {
 /// The storage of a fuse temporary (fuse.hpp, `temporary`): borrowed
 /// arrays that fuse points, for one call, at a chunk's rows in a per-thread
 /// workspace or at values it allocates; statements outside fuse refuse a
-/// tensor with it at compile time.
+/// tensor with it at compile time. Name tells temporaries apart by type
+/// (fuse substitutes a temporary's expression where its type has one
+/// writer); void by default.
+template <class Name = void>
 struct temporary_storage : borrowed<> {
   static constexpr bool temporary = true;
   static constexpr const char* name = "temporary";

@@ -77,14 +77,21 @@ TEST(DistFuse, ScalarsSumOverTheRanks) {
       // One kernel: an = dot, an update, a += reduction reading the update;
       // a scalar alone in its own call; then a kernel writing a temporary
       // and reducing s4, and a second reading s4 (reduced in the kernel
-      // before it), the first call's s1 and the temporary (allocated).
+      // before it), the first call's s1 and the temporary: substituted into
+      // both readers (rounds 0, 1), or kept and allocated (round 2).
       td::fuse(g, ex, defer(s1()) = al(i) * bl(i), defer(xl(i)) += c * al(i),
                defer(s2()) += xl(i) * xl(i) - bl(i) * al(i));
       td::fuse(g, ex, defer(s3()) += -(al(i) * al(i)));
       temporary<double> t({al.dimension(0)});
       scalar<double> s4, s5;
-      td::fuse(g, ex, defer(t(i)) = al(i) - bl(i), defer(s4()) = t(i) * al(i),
-               defer(xl(i)) += s4() * bl(i) - s1() * al(i), defer(s5()) = xl(i) * t(i));
+      const auto f1 = defer(t(i)) = al(i) - bl(i);
+      const auto f2 = defer(s4()) = t(i) * al(i);
+      const auto f3 = defer(xl(i)) += s4() * bl(i) - s1() * al(i);
+      const auto f4 = defer(s5()) = xl(i) * t(i);
+      if (round == 2)
+        td::fuse(g, keep_temporaries, ex, f1, f2, f3, f4);
+      else
+        td::fuse(g, ex, f1, f2, f3, f4);
       double w1 = 0, w2 = s0, w3 = s0, w4 = 0, w5 = 0;
       for (long long q = 0; q < n; ++q) {
         const auto u = static_cast<std::size_t>(q);

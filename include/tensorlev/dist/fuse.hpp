@@ -57,10 +57,36 @@ struct grid_sum {
   }
 };
 
+// dist::fuse's body: the fusion built (its errors agreed), then run.
+struct run_body {
+  const machine_grid* grid;
+  const executor* ex;
+  template <class M>
+  void operator()(const M& m) const {
+    std::optional<typename M::type> f;
+    std::string why;
+    try {
+      m.into(f, grid_sum{grid});
+    } catch (const std::exception& e) {
+      why = std::string("tensorlev::dist::fuse: ") + e.what();
+    }
+    agree(*grid, why.empty(), why);
+    f->run(*ex);
+  }
+};
+
 // Whether a statement's output, if of order 0, is a chunked reduction.
 template <class S>
 inline constexpr bool scalar_chunked_v =
     cg::fused_statement<S>::desc::D.acc[0].order != 0 || cg::fused_statement<S>::role == cg::fuse_role::scalar;
+template <class... S>
+void check_dist_fuse() {
+  cg::check_fused_statements<S...>();
+  static_assert((scalar_chunked_v<S> && ...),
+                "tensorlev::dist::fuse: an order-0 output must be a reduction over rows that fuse runs in chunks "
+                "(fusable_v: dense operands, or a sparse one whose outer level is dense); the others would sum "
+                "only this rank's rows");
+}
 }  // namespace detail
 
 /// Runs the deferred statements (over this rank's pieces) as one fusion on
@@ -68,26 +94,17 @@ inline constexpr bool scalar_chunked_v =
 /// calls it with the same statements.
 template <class... S>
 void fuse(const machine_grid& grid, const executor& ex, const S&... s) {
-  cg::check_fuse<S...>();
-  [&]<class... Out, class... E, bool... A>(const statement<Out, E, A>*...) {
-    (cg::check_statement<Out, E, executor, A>(), ...);
-  }(static_cast<const S*>(nullptr)...);
-  static_assert((detail::scalar_chunked_v<S> && ...),
-                "tensorlev::dist::fuse: an order-0 output must be a reduction over rows that fuse runs in chunks "
-                "(fusable_v: dense operands, or a sparse one whose outer level is dense); the others would sum "
-                "only this rank's rows");
+  detail::check_dist_fuse<S...>();
   // The plan's checks (local shapes, reads of an output) may fail on some
   // ranks only (pieces split differently, empty pieces): agreed before any
   // rank enters the reductions, so every rank throws the same error.
-  std::optional<cg::fusion<detail::grid_sum, S...>> f;
-  std::string why;
-  try {
-    f.emplace(detail::grid_sum{&grid}, s...);
-  } catch (const std::exception& e) {
-    why = std::string("tensorlev::dist::fuse: ") + e.what();
-  }
-  agree(grid, why.empty(), why);
-  f->run(ex);
+  cg::with_fusion<detail::grid_sum>(detail::run_body{&grid, &ex}, s...);
+}
+/// dist::fuse keeping every temporary (fuse.hpp, keep_temporaries).
+template <class... S>
+void fuse(const machine_grid& grid, keep_temporaries_t, const executor& ex, const S&... s) {
+  detail::check_dist_fuse<S...>();
+  cg::with_fusion<detail::grid_sum, false>(detail::run_body{&grid, &ex}, s...);
 }
 /// dist::fuse on the calling thread of each rank.
 template <class... S>

@@ -1,0 +1,158 @@
+#pragma once
+/// @file codegen/substitute.hpp
+/// Rewriting index-notation expressions by their types (fuse.hpp uses it
+/// to substitute a pointwise temporary's expression into the statements
+/// that read it): renaming index variables, replacing chosen accesses,
+/// and the facts about an access's tensor type that decide whether two
+/// accesses can share memory.
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "../notation.hpp"
+#include "../storage.hpp"
+#include "describe.hpp"
+
+namespace tensorlev::cg {
+
+// ---- renaming index variables -----------------------------------------------
+
+// v renamed by from -> to (v itself when it is not in from).
+template <std::size_t N>
+constexpr char renamed_var(char v, const std::array<char, N>& from, const std::array<char, N>& to) {
+  for (std::size_t x = 0; x < N; ++x)
+    if (from[x] == v) return to[x];
+  return v;
+}
+
+template <class E>
+struct rebuild;  // a node of E's kind over new children
+template <class L, class R>
+struct rebuild<add_expr<L, R>> {
+  template <class L2, class R2>
+  static add_expr<L2, R2> make(L2 l, R2 r) {
+    return {l, r};
+  }
+};
+template <class L, class R>
+struct rebuild<sub_expr<L, R>> {
+  template <class L2, class R2>
+  static sub_expr<L2, R2> make(L2 l, R2 r) {
+    return {l, r};
+  }
+};
+template <class L, class R>
+struct rebuild<mul_expr<L, R>> {
+  template <class L2, class R2>
+  static mul_expr<L2, R2> make(L2 l, R2 r) {
+    return {l, r};
+  }
+};
+template <class L, class R>
+struct rebuild<div_expr<L, R>> {
+  template <class L2, class R2>
+  static div_expr<L2, R2> make(L2 l, R2 r) {
+    return {l, r};
+  }
+};
+template <class E>
+struct rebuild<neg_expr<E>> {
+  template <class E2>
+  static neg_expr<E2> make(E2 e) {
+    return {e};
+  }
+};
+template <class F, class E>
+struct rebuild<fn_expr<F, E>> {
+  template <class E2>
+  static fn_expr<F, E2> make(E2 e) {
+    return {e};
+  }
+};
+
+template <auto From, auto To>
+struct renamer {
+  template <class T, char... X>
+  static access<T, renamed_var(X, From, To)...> of(const access<T, X...>& a) {
+    return access<T, renamed_var(X, From, To)...>(a.operand());
+  }
+  template <class E>
+  static auto of(const E& e) {
+    using NT = node_traits<E>;
+    if constexpr (NT::kind == node_kind::constant)
+      return e;
+    else if constexpr (NT::kind == node_kind::neg || NT::kind == node_kind::fn)
+      return rebuild<E>::make(of(e.e));
+    else
+      return rebuild<E>::make(of(e.l), of(e.r));
+  }
+};
+
+/// e with every index variable from[x] renamed to[x] (the others kept).
+template <auto From, auto To, class E>
+auto rename_vars(const E& e) {
+  return renamer<From, To>::of(e);
+}
+
+// ---- facts about accesses ------------------------------------------------------
+
+template <class A>
+struct access_tensor;
+template <class T, char... V>
+struct access_tensor<access<T, V...>> {
+  using type = std::remove_const_t<T>;
+  static constexpr std::array<char, sizeof...(V)> vars{V...};
+};
+/// The tensor type an access reads or writes (const removed).
+template <class A>
+using access_tensor_t = typename access_tensor<A>::type;
+
+/// The number of E's accesses of tensor type T.
+template <class T, class E>
+constexpr std::size_t reads_of() {
+  using accs = typename expr_info<E>::access_types;
+  return [&]<std::size_t... A>(std::index_sequence<A...>) {
+    return (std::size_t{0} + ... + std::size_t{std::is_same_v<access_tensor_t<std::tuple_element_t<A, accs>>, T>});
+  }(std::make_index_sequence<std::tuple_size_v<accs>>{});
+}
+
+template <class S>
+struct is_owning_storage : std::false_type {};
+template <class P, class C>
+struct is_owning_storage<owning<P, C>> : std::true_type {};
+
+/// Whether two accesses of *different* tensor types of this kind never
+/// share memory: a scalar (one object), a tensor over owning storage (its
+/// arrays are its own vectors), a fuse temporary (fuse alone gives it
+/// values). Views, borrowed and device arrays may alias anything.
+template <class T>
+constexpr bool exclusive_memory() {
+  if constexpr (detail::is_scalar_v<T> || detail::is_temporary_v<T>)
+    return true;
+  else if constexpr (requires { typename T::storage; })
+    return is_owning_storage<typename T::storage>::value;
+  else
+    return false;
+}
+
+/// Whether an operand's every level is dense, stores one dimension and is
+/// unique (or it is a scalar): its components are all there, in
+/// coordinate order, whatever expression reads them.
+constexpr bool dense_operand(const access_desc& a) {
+  for (std::size_t k = 0; k < a.nlev; ++k) {
+    const level_desc& l = a.lev[k];
+    if (!(l.full && l.locatable && l.always_found && l.insertable && l.unique) || l.map != map_kind::mode) return false;
+  }
+  return true;
+}
+
+/// Whether the expression has a function or a quotient (work a
+/// substitution repeats for each read).
+constexpr bool has_fn_or_div(const stmt_desc& d) {
+  for (std::size_t n = 0; n < d.nnodes; ++n)
+    if (d.nodes[n].kind == node_kind::fn || d.nodes[n].kind == node_kind::div) return true;
+  return false;
+}
+
+}  // namespace tensorlev::cg
