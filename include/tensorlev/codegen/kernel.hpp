@@ -978,6 +978,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // cache). The loop below takes the remainder into tgt.
         static_assert(split_sum_ways == 4);
         if (end[S] - cur[S] >= static_cast<I>(split_sum_min(D, P))) {
+          // The first sum in a local too: tgt is a reference the compiler
+          // cannot keep in a register (it may alias the operands), so a
+          // sum into it stores every fourth entry.
+          V t0 = tgt;
           V part[3]{};
           const I e = end[S];
           I q = cur[S];
@@ -989,13 +993,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             body<Dp, Abs, Pm>(st, cs, t, i, pos, std::array<I, NM>{});
           };
           for (; e - q >= static_cast<I>(4); q = static_cast<I>(q + 4)) {
-            step(q, tgt);
+            step(q, t0);
             step(static_cast<I>(q + 1), part[0]);
             step(static_cast<I>(q + 2), part[1]);
             step(static_cast<I>(q + 3), part[2]);
           }
           cur[S] = q;
-          tgt = (tgt + part[0]) + (part[1] + part[2]);
+          tgt = (t0 + part[0]) + (part[1] + part[2]);
         }
       }
 #endif
