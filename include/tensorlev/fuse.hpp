@@ -1000,10 +1000,14 @@ void check_fused_statements() {
 // among the statements (temporaries of one type are told apart only by
 // their objects, so give each its own type, `temporary<V, N, I, Name>`, to
 // substitute several); the reader's output has the temporary's value type
-// (the expression is evaluated in it); the writer's expression has no
-// function or quotient when more than one statement reads the temporary
-// (they would be computed again for each); and the rewritten statement
-// fits the generator's limits. It is legal when no statement from the
+// (the expression is evaluated in it); a reader that sums takes only an
+// expression whose every + and - has the same variables on both sides
+// (each term sums over its own reduction variables: `c = a + 1.0` summed
+// is sum(a + 1), spliced it would be sum(a) + 1); the writer's expression
+// has no function or quotient when more than one statement reads the
+// temporary (they would be computed again for each); and the rewritten
+// statement fits the generator's limits and, if a scalar, stays a chunked
+// reduction. It is legal when no statement from the
 // writer to the reader (the reader included) writes what the expression
 // reads: proved from the types where they cannot share memory (different
 // types of scalars, owning tensors and temporaries), otherwise checked on
@@ -1091,6 +1095,12 @@ class substitution {
       constexpr stmt_desc D =
           describe<typename stmt_t<M>::out_type, typename stmt_t<M>::expr_type, stmt_t<M>::accumulate>();
       if (D.too_big || D.nvars != w.size()) return -1;
+      // A reader that sums: only an expression whose every term has all
+      // the variables (terms sum over their own reduction variables).
+      using R = typename at<writer_of<T>()>::type;
+      if (!without_reductions(D) &&
+          !additively_uniform(describe<typename R::out_type, typename R::expr_type, false>()))
+        return -1;
       for (std::size_t x = 0; x < w.size(); ++x) {
         for (std::size_t y = x + 1; y < w.size(); ++y)
           if (w[x] == w[y]) return -1;
@@ -1143,9 +1153,26 @@ class substitution {
     using St = stmt_t<M>;
     using tentative_expr = decltype(transform<tentative, 0>(std::declval<const typename St::expr_type&>(),
                                                              std::declval<const done_t<M>&>()));
-    // Within the generator's limits (else nothing is substituted into M).
-    static constexpr bool fits = expr_info<tentative_expr>::accesses + 1 <= max_accesses &&
-                                 expr_info<tentative_expr>::nodes <= max_nodes;
+    static constexpr bool tentative_any = [] {
+      for (int x : tentative)
+        if (x >= 0) return true;
+      return false;
+    }();
+    // Within the generator's limits, and in the same part of a fused
+    // kernel as the statement as written (dist::fuse sums a scalar only
+    // where it is a chunked reduction); else nothing is substituted into M.
+    static constexpr bool fits = [] {
+      if constexpr (!tentative_any) {
+        return true;
+      } else if constexpr (expr_info<tentative_expr>::accesses + 1 > max_accesses ||
+                           expr_info<tentative_expr>::nodes > max_nodes) {
+        return false;
+      } else {
+        return fused_statement<St>::role != fuse_role::scalar ||
+               fused_statement<statement<typename St::out_type, tentative_expr, St::accumulate>>::role ==
+                   fuse_role::scalar;
+      }
+    }();
     static constexpr auto src = [] {
       auto s = tentative;
       if (!fits)
@@ -1368,7 +1395,11 @@ struct fusion_of_tuple<Reduce, std::tuple<R...>> {
 template <class Reduce, bool Substitute = true, class Body, class... S>
 void with_fusion(const Body& body, const S&... s) {
   using sub = substitution<S...>;
-  if constexpr (Substitute && sub::any) {
+  if constexpr (!Substitute) {
+    const std::tuple<const S&...> as_written(s...);
+    const std::string none;
+    body(fusion_maker<fusion<Reduce, S...>, std::tuple<const S&...>>{&as_written, &none});
+  } else if constexpr (sub::any) {
     const std::string why = sub::check(s...);
     if constexpr (sub::checked) {
       if (why == "alias") {

@@ -516,10 +516,11 @@ TEST(FuseTemporaries, PlansSayWhatIsAllocated) {
                                    : "allocated for the call (4800000 bytes): a chunk's rows of it take 1638400 bytes"),
             std::string::npos)
       << plan;
-  if (substituting)
+  if (substituting) {
     EXPECT_NE(plan.find("kernel 1: statement 2 alone (its own loop nests): out(i) = c * t1(i,j) * t2(i,j)\n"),
               std::string::npos)
         << plan;
+  }
   const auto k0 = kernels_run();
   fuse_m(defer(t.t0(i)) = B(i, j) * a(j), defer(o(i)) = t.t0(i) + c(i));
   EXPECT_EQ(kernels_run() - k0, 2u);
@@ -801,6 +802,110 @@ TEST(FuseSubstitute, DecidedFromTypes) {
   static_assert(!substitution_of<decltype(defer(c(i)) = sqrt(a(i))), decltype(defer(o(i)) = c(i) + a(i)),
                                  decltype(defer(s()) = c(i) * a(i))>::any);
   static_assert(substitution_of<decltype(defer(c(i)) = sqrt(a(i))), decltype(defer(o(i)) = c(i) + a(i))>::any);
+  // A term without every variable (a constant, a scalar, a broadcast):
+  // not into a reader that sums (each term sums over its own reduction
+  // variables), into one that does not.
+  static_assert(!substitution_of<decltype(defer(c(i)) = a(i) + 1.0), decltype(defer(s()) = c(i))>::any);
+  static_assert(!substitution_of<decltype(defer(c(i)) = a(i) - s()), decltype(defer(s()) += c(i) * b(i))>::any);
+  static_assert(substitution_of<decltype(defer(c(i)) = a(i) + 1.0), decltype(defer(o(i)) = c(i) * b(i))>::any);
+  static_assert(substitution_of<decltype(defer(c(i)) = 2.0 * (a(i) + b(i))), decltype(defer(s()) = c(i))>::any);
+}
+
+// Reducing readers of writers with terms that lack a variable keep the
+// temporary; readers that do not reduce take its expression. Compared with
+// the kept form and with loops.
+TEST(FuseSubstitute, TermsSumOverTheirOwnVariables) {
+  const int n = 10, w = 3;
+  sub_vec a({n}), b({n}), o({n});
+  for (int x = 0; x < n; ++x) a.values()[x] = x, b.values()[x] = x % 3 - 1;
+  scalar<double> s, al(2.0);
+  c_t c({n});
+  fuse(defer(c(i)) = a(i) + 1.0, defer(s()) = c(i));
+  EXPECT_EQ(s.value(), 55.0);
+  fuse(defer(c(i)) = a(i) - al(), defer(s()) = -c(i));
+  EXPECT_EQ(s.value(), -25.0);
+  s.value() = 1;
+  fuse(defer(c(i)) = a(i) + 1.0, defer(s()) += c(i) * b(i));
+  double want = 1;
+  for (int x = 0; x < n; ++x) want += (x + 1.0) * (x % 3 - 1);
+  EXPECT_EQ(s.value(), want);
+  fuse(defer(c(i)) = a(i) + 1.0, defer(o(i)) = c(i) * b(i));  // substituted: no sum
+  for (int x = 0; x < n; ++x) ASSERT_EQ(o.values()[x], (x + 1.0) * (x % 3 - 1)) << x;
+  EXPECT_NE(fusion_plan(defer(c(i)) = a(i) + 1.0, defer(o(i)) = c(i) * b(i)).find("substituted:"), std::string::npos);
+  EXPECT_EQ(fusion_plan(defer(c(i)) = a(i) + 1.0, defer(s()) = c(i)).find("substituted:"), std::string::npos);
+  // A broadcast term: C(i, j) = M(i, j) + a(i), summed over j.
+  tensor<double, dense_row_major> M({n, w});
+  for (std::size_t x = 0; x < M.values().size(); ++x) M.values()[x] = static_cast<double>(x % 5);
+  temporary<double, 2, int, struct bc_name> C({n, w});
+  fuse(defer(C(i, j)) = M(i, j) + a(i), defer(o(i)) = C(i, j));
+  for (int x = 0; x < n; ++x) {
+    double r = 0;
+    for (int y = 0; y < w; ++y) r += static_cast<double>((x * w + y) % 5) + x;
+    ASSERT_EQ(o.values()[x], r) << x;
+  }
+}
+
+// A read through swapped variables (E(i, j) = C(j, i)), a dropped writer
+// between two statements of one fused kernel, a scalar operand written in
+// between (the statements run as written), sparse readers.
+TEST(FuseSubstitute, RenamesDropsScalarsSparseReaders) {
+  const int n = 6000;
+  sub_vec a({n}), b({n}), o1({n}), o2({n});
+  for (int x = 0; x < n; ++x) a.values()[x] = x % 9 - 4, b.values()[x] = x % 4;
+  {
+    const int m = 7;
+    tensor<double, dense_row_major> A({m, m}), E({m, m});
+    for (std::size_t x = 0; x < A.values().size(); ++x) A.values()[x] = static_cast<double>(x);
+    temporary<double, 2, int, struct sq_name> C({m, m});
+    const auto s1 = defer(C(i, j)) = 2.0 * A(i, j);
+    const auto s2 = defer(E(i, j)) = C(j, i) - A(i, j);
+    EXPECT_NE(fusion_plan(s1, s2).find("substituted:"), std::string::npos);
+    fuse(s1, s2);
+    for (int x = 0; x < m; ++x)
+      for (int y = 0; y < m; ++y) ASSERT_EQ(E.values()[x * m + y], 2.0 * (y * m + x) - (x * m + y)) << x << " " << y;
+  }
+  c_t c({n});
+  {
+    const auto s1 = defer(o1(i)) = 2.0 * a(i);
+    const auto s2 = defer(c(i)) = a(i) + b(i);
+    const auto s3 = defer(o2(i)) = c(i) - o1(i);
+    const std::string plan = fusion_plan(s1, s2, s3);
+    EXPECT_NE(plan.find("kernel 1: loop over 6000 rows in chunks of 1024: [1] out(i) = c * t1(i); [3] out(i) = ((t1(i) "
+                        "+ t2(i)) - t3(i))\n"),
+              std::string::npos)
+        << plan;
+    EXPECT_NE(plan.find("statement 2 does not run"), std::string::npos) << plan;
+    const auto k0 = kernels_run();
+    fuse(s1, s2, s3);
+    EXPECT_EQ(kernels_run() - k0, 1u);
+    for (int x = 0; x < n; ++x) ASSERT_EQ(o2.values()[x], (x % 9 - 4) + (x % 4) - 2.0 * (x % 9 - 4)) << x;
+  }
+  {
+    scalar<double> al(3.0);
+    const auto s1 = defer(c(i)) = al() * a(i);
+    const auto s2 = defer(al()) = b(i) * b(i);
+    const auto s3 = defer(o1(i)) = c(i) + al();
+    EXPECT_EQ(fusion_plan(s1, s2, s3).find("substituted:"), std::string::npos);
+    fuse(s1, s2, s3);
+    double bb = 0;
+    for (int x = 0; x < n; ++x) bb += (x % 4) * (x % 4);
+    EXPECT_EQ(al.value(), bb);
+    for (int x = 0; x < n; ++x) ASSERT_EQ(o1.values()[x], 3.0 * (x % 9 - 4) + bb) << x;
+  }
+  {
+    coordinate_list<double, int> list({n});
+    for (int x = 0; x < n; x += 7) list.push_back({x}, x % 5 + 1.0);
+    const auto sv = pack<sparse_vector>(list);
+    scalar<double> s;
+    fuse(defer(c(i)) = a(i) - b(i), defer(o1(i)) = c(i) * sv(i), defer(s()) = sv(i) * c(i));
+    double want = 0;
+    for (int x = 0; x < n; ++x) {
+      const double v = x % 7 == 0 ? x % 5 + 1.0 : 0.0;
+      ASSERT_EQ(o1.values()[x], ((x % 9 - 4) - (x % 4)) * v) << x;
+      want += v * ((x % 9 - 4) - (x % 4));
+    }
+    EXPECT_EQ(s.value(), want);
+  }
 }
 
 // chain_temp: one statement, one loop; the plan says so, and the result is

@@ -92,6 +92,13 @@ TEST(DistFuse, ScalarsSumOverTheRanks) {
         td::fuse(g, keep_temporaries, ex, f1, f2, f3, f4);
       else
         td::fuse(g, ex, f1, f2, f3, f4);
+      // A temporary with a constant term summed (kept: each term sums over
+      // its own variables), and one substituted into a dot; both sums over
+      // the grid.
+      temporary<double, 1, int, struct dist_u> u({al.dimension(0)});
+      scalar<double> s6, s7;
+      td::fuse(g, ex, defer(u(i)) = al(i) + 1.0, defer(s6()) = u(i));
+      td::fuse(g, ex, defer(u(i)) = 2.0 * al(i), defer(s7()) = u(i) * bl(i));
       double w1 = 0, w2 = s0, w3 = s0, w4 = 0, w5 = 0;
       for (long long q = 0; q < n; ++q) {
         const auto u = static_cast<std::size_t>(q);
@@ -111,8 +118,16 @@ TEST(DistFuse, ScalarsSumOverTheRanks) {
         gx[u] += w4 * gb[u] - w1 * ga[u];
         w5 += gx[u] * gt[u];
       }
+      double w6 = 0, w7 = 0;
+      for (long long q = 0; q < n; ++q) {
+        const auto u6 = static_cast<std::size_t>(q);
+        w6 += ga[u6] + 1.0;
+        w7 += 2.0 * ga[u6] * gb[u6];
+      }
       const std::string at = "n " + std::to_string(n) + " round " + std::to_string(round) + " rank " +
                              std::to_string(g.rank());
+      EXPECT_EQ(s6.value(), w6) << at;
+      EXPECT_EQ(s7.value(), w7) << at;
       EXPECT_EQ(s1.value(), w1) << at;
       EXPECT_EQ(s2.value(), w2) << at;
       EXPECT_EQ(s3.value(), w3) << at;

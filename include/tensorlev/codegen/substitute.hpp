@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "../notation.hpp"
@@ -143,6 +144,50 @@ constexpr bool dense_operand(const access_desc& a) {
   for (std::size_t k = 0; k < a.nlev; ++k) {
     const level_desc& l = a.lev[k];
     if (!(l.full && l.locatable && l.always_found && l.insertable && l.unique) || l.map != map_kind::mode) return false;
+  }
+  return true;
+}
+
+// The variables of the subtree at node n, as a mask over d.vars.
+constexpr std::uint32_t node_vars(const stmt_desc& d, int n) {
+  const node& x = d.nodes[n];
+  switch (x.kind) {
+    case node_kind::access: {
+      std::uint32_t m = 0;
+      for (std::size_t k = 0; k < d.acc[x.acc].order; ++k)
+        for (std::size_t v = 0; v < d.nvars; ++v)
+          if (d.vars[v] == d.acc[x.acc].vars[k]) m |= std::uint32_t{1} << v;
+      return m;
+    }
+    case node_kind::constant: return 0;
+    case node_kind::neg:
+    case node_kind::fn: return node_vars(d, x.a);
+    default: return node_vars(d, x.a) | node_vars(d, x.b);
+  }
+}
+
+/// Whether both sides of every + and - hold the same variables. Each
+/// top-level term of a statement sums over its own reduction variables
+/// (design.md, "Reductions (Einstein)"), so an expression spliced under a
+/// sum keeps its meaning only when no term lacks a variable (`a(i) + 1.0`
+/// summed over i is sum(a) + 1, not sum(a + 1)).
+constexpr bool additively_uniform(const stmt_desc& d) {
+  for (std::size_t n = 0; n < d.nnodes; ++n) {
+    const node& x = d.nodes[n];
+    if ((x.kind == node_kind::add || x.kind == node_kind::sub) &&
+        node_vars(d, x.a) != node_vars(d, x.b))
+      return false;
+  }
+  return true;
+}
+
+/// Whether the statement sums over no variable (every variable is the
+/// output's).
+constexpr bool without_reductions(const stmt_desc& d) {
+  for (std::size_t v = 0; v < d.nvars; ++v) {
+    bool out = false;
+    for (std::size_t k = 0; k < d.acc[0].order; ++k) out = out || d.acc[0].vars[k] == d.vars[v];
+    if (!out) return false;
   }
   return true;
 }
