@@ -349,11 +349,10 @@ struct fuse_temp {
   std::string why;          // why fuse allocates it (not eliminated)
 };
 
-template <class K, std::size_t A>
-fuse_access describe_access(const typename K::state& st) {
-  using T = std::remove_const_t<typename K::template op_t<A>>;
+// An operand's identity: the object and its values' bytes (a scalar's value).
+template <class T>
+fuse_access memory_of(const T* t) {
   fuse_access x;
-  const auto* t = std::get<A>(st.ops);
   x.object = t;
   if constexpr (detail::is_scalar_v<T>) {
     x.lo = reinterpret_cast<std::uintptr_t>(&t->value());
@@ -362,7 +361,17 @@ fuse_access describe_access(const typename K::state& st) {
   } else {
     const auto vals = t->values();
     x.lo = reinterpret_cast<std::uintptr_t>(vals.data());
-    x.hi = x.lo + vals.size() * sizeof(typename T::value_type);
+    x.hi = x.lo + vals.size() * sizeof(typename std::remove_const_t<T>::value_type);
+  }
+  return x;
+}
+
+template <class K, std::size_t A>
+fuse_access describe_access(const typename K::state& st) {
+  using T = std::remove_const_t<typename K::template op_t<A>>;
+  const auto* t = std::get<A>(st.ops);
+  fuse_access x = memory_of(t);
+  if constexpr (!detail::is_scalar_v<T>) {
     constexpr bool dense = all_dense_mode<K>(A);
     if constexpr (dense) {
       constexpr const access_desc& d = K::D.acc[A];
@@ -1268,10 +1277,12 @@ class substitution {
   /// The problem with the objects, if any: "" (substitute), "alias" (run
   /// the statements as written), or an error message (a read of a
   /// temporary no statement writes).
-  static std::string check(const S&... s) {
+  /// built: what build made of them.
+  template <class Built>
+  static std::string check(const Built& built, const S&... s) {
     const std::tuple<const S*...> in(&s...);
     std::string why;
-    [&]<std::size_t... M>(std::index_sequence<M...>) { (check_statement_reads<M>(in, why), ...); }(
+    [&]<std::size_t... M>(std::index_sequence<M...>) { (check_statement_reads<M>(in, built, why), ...); }(
         std::make_index_sequence<NS>{});
     return why;
   }
@@ -1300,36 +1311,24 @@ class substitution {
       return std::forward<R>(r);
   }
 
-  // Whether two operands may share memory: the same object, or values
-  // whose bytes overlap.
-  template <class A, class B>
-  static bool may_alias(const A* a, const B* b) {
-    if (static_cast<const void*>(a) == static_cast<const void*>(b)) return true;
-    const auto bytes = [](const auto* t) {
-      using T = std::remove_cvref_t<decltype(*t)>;
-      if constexpr (detail::is_scalar_v<T>) {
-        const auto lo = reinterpret_cast<std::uintptr_t>(&t->value());
-        return std::pair<std::uintptr_t, std::uintptr_t>(lo, lo + sizeof(t->value()));
-      } else {
-        const auto v = t->values();
-        const auto lo = reinterpret_cast<std::uintptr_t>(v.data());
-        return std::pair<std::uintptr_t, std::uintptr_t>(lo, lo + v.size() * sizeof(typename T::value_type));
-      }
-    };
-    const auto x = bytes(a), y = bytes(b);
-    return x.first < x.second && y.first < y.second && x.first < y.second && y.first < x.second;
-  }
-
-  template <std::size_t M, class In>
-  static void check_statement_reads(const In& in, std::string& why) {
+  template <std::size_t M, class In, class Built>
+  static void check_statement_reads(const In& in, const Built& built, std::string& why) {
     if constexpr (at<M>::any) {
       const auto reads = collect_operands(std::get<M>(in)->e);
-      [&]<std::size_t... A>(std::index_sequence<A...>) { (check_read<M, A>(in, reads, why), ...); }(
+      [&]<std::size_t... A>(std::index_sequence<A...>) { (check_read<M, A>(in, built, reads, why), ...); }(
           std::make_index_sequence<at<M>::src.size()>{});
     }
   }
-  template <std::size_t M, std::size_t A, class In, class Reads>
-  static void check_read(const In& in, const Reads& reads, std::string& why) {
+  // A rewritten statement's expression (kept, or its writer dropped).
+  template <class St>
+  static const auto& expression_of(const St& st) {
+    if constexpr (requires { st.s.e; })
+      return st.s.e;
+    else
+      return st.e;
+  }
+  template <std::size_t M, std::size_t A, class In, class Built, class Reads>
+  static void check_read(const In& in, const Built& built, const Reads& reads, std::string& why) {
     constexpr int k = at<M>::src[A];
     if constexpr (k >= 0) {
       constexpr auto K = static_cast<std::size_t>(k);
@@ -1346,7 +1345,7 @@ class substitution {
         if (!why.empty()) return;
         // The writer's expression, as rewritten: its operands are the
         // statement's as written, or earlier writers' (substituted).
-        const auto ops = collect_operands(build_writer_expr<K>(in));
+        const auto ops = collect_operands(expression_of(std::get<K>(built)));
         check_writes<K, M>(in, ops, why, std::make_index_sequence<NS>{});
       }
     }
@@ -1359,13 +1358,8 @@ class substitution {
   static void check_write(const In& in, const Ops& ops, std::string& why, std::index_sequence<R...>) {
     if constexpr (Q > K && Q <= M) {
       const auto* out = std::get<Q>(in)->out.operand();
-      if (why.empty() && (may_alias(out, std::get<R>(ops)) || ...)) why = "alias";
+      if (why.empty() && (memory_of(out).overlaps(memory_of(std::get<R>(ops))) || ...)) why = "alias";
     }
-  }
-  template <std::size_t K, class In>
-  static auto build_writer_expr(const In& in) {
-    auto done = build_from<0>(in, std::tuple<>{});
-    return std::get<K>(done).e;
   }
 };
 
@@ -1400,7 +1394,8 @@ void with_fusion(const Body& body, const S&... s) {
     const std::string none;
     body(fusion_maker<fusion<Reduce, S...>, std::tuple<const S&...>>{&as_written, &none});
   } else if constexpr (sub::any) {
-    const std::string why = sub::check(s...);
+    const auto stmts = sub::build(s...);
+    const std::string why = sub::check(stmts, s...);
     if constexpr (sub::checked) {
       if (why == "alias") {
         const std::tuple<const S&...> as_written(s...);
@@ -1409,7 +1404,6 @@ void with_fusion(const Body& body, const S&... s) {
         return;
       }
     }
-    const auto stmts = sub::build(s...);
     using T = std::remove_const_t<decltype(stmts)>;
     body(fusion_maker<typename fusion_of_tuple<Reduce, T>::type, T>{&stmts, &why});
   } else {

@@ -906,6 +906,34 @@ TEST(FuseSubstitute, RenamesDropsScalarsSparseReaders) {
     }
     EXPECT_EQ(s.value(), want);
   }
+  // Sparse outputs (CSR, COO) of a reader: stored where B is, extents 0, 1
+  // and more.
+  for (int m : {0, 1, 50}) {
+    tensor<double, dense_row_major> Md({m, 4});
+    for (std::size_t x = 0; x < Md.values().size(); ++x) Md.values()[x] = static_cast<double>(x % 7) - 3;
+    coordinate_list<double, int> list({m, 4});
+    for (int x = 0; x < m; ++x)
+      for (int y = 0; y < 4; y += 1 + x % 3) list.push_back({x, y}, y + 1.0);
+    const auto B = pack<csr>(list);
+    temporary<double, 2, int, struct sp_name> C({m, 4});
+    auto Y1 = pack<csr>(coordinate_list<double, int>({m, 4}));
+    auto Y2 = pack<coo>(coordinate_list<double, int>({m, 4}));
+    const auto w = defer(C(i, j)) = 2.0 * Md(i, j);
+    EXPECT_NE(fusion_plan(w, defer(Y1(i, j)) = C(i, j) * B(i, j)).find("substituted:"), std::string::npos);
+    fuse(w, defer(Y1(i, j)) = C(i, j) * B(i, j));
+    fuse(w, defer(Y2(i, j)) = B(i, j) * C(i, j));
+    std::vector<double> want(static_cast<std::size_t>(m) * 4, 0.0), got1(want.size(), 0.0), got2(want.size(), 0.0);
+    for (std::size_t e = 0; e < list.size(); ++e) {
+      const auto at = static_cast<std::size_t>(list.coords(e)[0]) * 4 + static_cast<std::size_t>(list.coords(e)[1]);
+      want[at] = 2.0 * Md.values()[at] * list.value(e);
+    }
+    EXPECT_EQ(Y1.stored(), list.size()) << m;
+    EXPECT_EQ(Y2.stored(), list.size()) << m;
+    for_each_component(Y1, [&](const auto& c, double v) { got1[static_cast<std::size_t>(c[0]) * 4 + static_cast<std::size_t>(c[1])] = v; });
+    for_each_component(Y2, [&](const auto& c, double v) { got2[static_cast<std::size_t>(c[0]) * 4 + static_cast<std::size_t>(c[1])] = v; });
+    EXPECT_EQ(got1, want) << m;
+    EXPECT_EQ(got2, want) << m;
+  }
 }
 
 // chain_temp: one statement, one loop; the plan says so, and the result is

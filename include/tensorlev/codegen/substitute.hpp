@@ -14,6 +14,7 @@
 #include "../notation.hpp"
 #include "../storage.hpp"
 #include "describe.hpp"
+#include "plan.hpp"
 
 namespace tensorlev::cg {
 
@@ -143,7 +144,7 @@ constexpr bool exclusive_memory() {
 constexpr bool dense_operand(const access_desc& a) {
   for (std::size_t k = 0; k < a.nlev; ++k) {
     const level_desc& l = a.lev[k];
-    if (!(l.full && l.locatable && l.always_found && l.insertable && l.unique) || l.map != map_kind::mode) return false;
+    if (!dense_level_desc(l) || !l.unique || l.map != map_kind::mode) return false;
   }
   return true;
 }
