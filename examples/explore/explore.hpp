@@ -70,7 +70,7 @@ inline constexpr std::string_view matrix_format_desc[] = {
     "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
     "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
     "format<levels<dense<>, hashed<>>> (hash rows)",       "dense row-major",
-    "CSR with the long-rows hint (csr_long_rows: a row's sum in four partial sums)",
+    "CSR with the long-rows hint (csr_long_rows: a row's sum in four partial sums, eight on rows of 32 or more)",
     "SELL-8: slices of 8 rows padded to their longest, slot-major (y summed per slice in a block workspace)"};
 inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
 inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};

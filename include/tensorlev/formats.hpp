@@ -62,7 +62,7 @@ struct csc : format<levels<dense<>, compressed<>>, modes<1, 0>> {
 /// CSR whose rows are long (tens of entries or more, as in finite-element
 /// matrices): the same arrays as csr, with the long_ranges hint, so that
 /// a row's sum innermost (SpMV; SpMM in loop order i, k, j) runs as four
-/// partial sums.
+/// partial sums, eight on rows of 32 or more (plan.hpp split_sum).
 struct csr_long_rows : format<levels<dense<>, compressed<sparse_options{.long_ranges = true}>>> {
   static constexpr std::string_view name = "CSR (long rows)";
 };

@@ -1,10 +1,12 @@
 // Split sums into every matrix format as the output: the reduction over k
-// innermost (dense drivers split from 4 positions), the output bound above
-// it and written in its own format. C(i,j) = U(i,k) * V(j,k) (dense
-// operands: every component of C) and the SDDMM C(i,j) = A(i,j) * U(i,k) *
-// V(j,k) (A in csr_long_rows: C takes A's pattern), extents 0, 1 and 3,
-// ranks 0 to 9 (below, at and above the threshold, every remainder of 4),
-// `=` then `+=` (twice the product). Small integer values: every sum exact.
+// innermost (dense drivers split from W / 2 positions, W = split_sum_ways),
+// the output bound above it and written in its own format. C(i,j) =
+// U(i,k) * V(j,k) (dense operands: every component of C) and the SDDMM
+// C(i,j) = A(i,j) * U(i,k) * V(j,k) (A in csr_long_rows: C takes A's
+// pattern), extents 0, 1 and 3, ranks 0 to 2W + 3 and around
+// split_sum_long (below, at and above the thresholds, every remainder of
+// W and of W / 2), `=` then `+=` (twice the product). Small integer
+// values: every sum exact.
 #include "common.hpp"
 
 namespace {
@@ -87,6 +89,17 @@ std::size_t cases(int m, int n, int R, std::mt19937_64& rng) {
   return bad;
 }
 
+// 0 to 2W + 3, and L - 1 to L + W - 1 around L = split_sum_long (below,
+// at, every remainder of W above it), and a half group with a tail.
+std::vector<int> ranks() {
+  constexpr int W = tensorlev::cg::split_sum_ways, L = tensorlev::cg::split_sum_long;
+  std::vector<int> r;
+  for (int R = 0; R <= 2 * W + 3; ++R) r.push_back(R);
+  for (int R = L - 1; R < L + W; ++R) r.push_back(R);
+  r.push_back(L + W + W / 2 + 2);  // a half group, then 2 in order
+  return r;
+}
+
 template <class Tuple>
 void every_output() {
   std::mt19937_64 rng(27);
@@ -95,7 +108,7 @@ void every_output() {
     using F = typename decltype(f)::type;
     for (const int m : {0, 1, 3})
       for (const int n : {0, 1, 3})
-        for (const int R : {0, 1, 3, 4, 5, 8, 9}) bad += cases<F>(m, n, R, rng);
+        for (const int R : ranks()) bad += cases<F>(m, n, R, rng);
   });
   EXPECT_EQ(bad, 0U);
 }

@@ -973,33 +973,65 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       constexpr bool seg = merged_segment(P, S);
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
       if constexpr (std::is_floating_point_v<V> && split_sum(D, O, P, Dp, Abs)) {
-        // Four partial sums: one dependent add per four entries instead of
-        // one per entry (the add's latency bounds a single sum over rows in
-        // cache). The loop below takes the remainder into tgt.
-        static_assert(split_sum_ways == 4);
-        if (end[S] - cur[S] >= static_cast<I>(split_sum_min(D, P))) {
-          // The first sum in a local too: tgt is a reference the compiler
-          // cannot keep in a register (it may alias the operands), so a
-          // sum into it stores every fourth entry.
-          V t0 = tgt;
-          V part[3]{};
-          const I e = end[S];
+        // Partial sums: one dependent add per group of positions instead
+        // of one per entry (the add's latency bounds a single sum over rows
+        // in cache), position q + k of each group into sum k. A range of
+        // split_sum_long or more positions takes W = split_sum_ways sums in
+        // one local array, the form compilers vectorize (the array becomes
+        // a vector register of sums, lane k summing position q + k: the
+        // same additions in the same order as the scalar loop), then one
+        // half group into the first half. A shorter one takes W / 2 sums
+        // in named scalars: on rows of 16-31 the eight sums' entry and
+        // combine cost more than they save, and four sums in an array (the
+        // eight's loop) made dense rows of 6 and 12 0.83-0.95x as fast
+        // (bench/README.md, "Split sums with a length rule"). The first
+        // sum starts from tgt, a reference the compiler
+        // cannot keep in a register (it may alias the operands). The loop
+        // below takes the remainder (fewer than W / 2 positions) into tgt.
+        constexpr int W = split_sum_ways;
+        // Positions from, ..., from + N - 1 into part[0], ..., part[N - 1].
+        const auto group = [&st, &cs]<int N, int G>(V(&part)[G], I from, std::integral_constant<int, N>) {
+          for (int k = 0; k < N; ++k) {
+            const I at = static_cast<I>(from + k);
+            I i;
+            if (!slot_coord<Dp, Abs, S>(st, at, i)) continue;
+            std::array<I, NM> pos{};
+            pos[S] = at;
+            body<Dp, Abs, Pm>(st, cs, part[k], i, pos, std::array<I, NM>{});
+          }
+        };
+        const I e = end[S];
+        const I len = static_cast<I>(e - cur[S]);
+        if (len >= static_cast<I>(split_sum_long)) {
+          V part[W]{};
+          part[0] = tgt;
           I q = cur[S];
-          auto step = [&st, &cs](I at, V& t) {
+          for (; e - q >= static_cast<I>(W); q = static_cast<I>(q + W)) group(part, q, std::integral_constant<int, W>{});
+          if (e - q >= static_cast<I>(W / 2)) {
+            group(part, q, std::integral_constant<int, W / 2>{});
+            q = static_cast<I>(q + W / 2);
+          }
+          cur[S] = q;
+          tgt = split_sum_combine(part);
+        } else if (len >= static_cast<I>(split_sum_min(D, P))) {
+          static_assert(W / 2 == 4, "the short path names four sums");
+          V t0 = tgt, t1{}, t2{}, t3{};
+          const auto step = [&st, &cs](I at, V& t) {
             I i;
             if (!slot_coord<Dp, Abs, S>(st, at, i)) return;
             std::array<I, NM> pos{};
             pos[S] = at;
             body<Dp, Abs, Pm>(st, cs, t, i, pos, std::array<I, NM>{});
           };
+          I q = cur[S];
           for (; e - q >= static_cast<I>(4); q = static_cast<I>(q + 4)) {
             step(q, t0);
-            step(static_cast<I>(q + 1), part[0]);
-            step(static_cast<I>(q + 2), part[1]);
-            step(static_cast<I>(q + 3), part[2]);
+            step(static_cast<I>(q + 1), t1);
+            step(static_cast<I>(q + 2), t2);
+            step(static_cast<I>(q + 3), t3);
           }
           cur[S] = q;
-          tgt = (t0 + part[0]) + (part[1] + part[2]);
+          tgt = (t0 + t1) + (t2 + t3);
         }
       }
 #endif

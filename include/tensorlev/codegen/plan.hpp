@@ -1037,9 +1037,12 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
 // predictable) or declares long ranges (sparse_options::long_ranges), not
 // over segments of equal coordinates, outside a hoisted sub-nest. The sum
 // is reassociated: a range of split_sum_min(d, p) or more positions runs
-// split_sum_ways partial sums over groups of that many positions, the
-// remainder (fewer than split_sum_ways) into the first in order
-// (docs/design.md, "Split sums").
+// split_sum_ways / 2 partial sums over groups of that many positions
+// (position q + k of a group into sum k); a range of split_sum_long or
+// more, split_sum_ways sums over groups of that many, then one half group
+// into the first half of the sums if that many remain; the sums are added
+// pairwise (split_sum_combine), then the remainder (fewer than
+// split_sum_ways / 2) in order (docs/design.md, "Split sums").
 constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_plan& p, std::size_t depth, mask_t abs) {
   if (depth + 1 != o.n || p.out_done || (abs & hoist_bit) != 0 || p.computed >= 0) return false;
   if (p.nm != 1 || p.np != 1 || p.pts[0] != 1U || p.merged[0] < -1) return false;
@@ -1048,16 +1051,36 @@ constexpr bool split_sum(const stmt_desc& d, const order_plan& o, const loop_pla
   const level_desc& l = d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
   return !it.segment && (l.full || l.long_ranges);
 }
-inline constexpr int split_sum_ways = 4;
+inline constexpr int split_sum_ways = 8;
+static_assert(split_sum_ways >= 2 && (split_sum_ways & (split_sum_ways - 1)) == 0,
+              "split_sum_ways is a power of two, at least 2");
+// Ranges of this many positions or more take split_sum_ways sums, shorter
+// ones split_sum_ways / 2 (bench/README.md, "Split sums with a length
+// rule": thresholds of 16 and 24 made rows of 16-31 1.35-1.7x slower).
+inline constexpr int split_sum_long = 32;
+static_assert(split_sum_long >= split_sum_ways);
+// The partial sums added pairwise, neighbours first: ((s0 + s1) + (s2 + s3))
+// for four, the same tree whatever the executor.
+template <class V, std::size_t W>
+constexpr V split_sum_combine(const V (&part)[W]) {
+  if constexpr (W == 1) {
+    return part[0];
+  } else {
+    V half[W / 2]{};
+    for (std::size_t k = 0; k < W / 2; ++k) half[k] = part[2 * k] + part[2 * k + 1];
+    return split_sum_combine(half);
+  }
+}
 // The shortest range that splits (where split_sum holds): every range of a
 // dense driver has the same length, so the test never mispredicts and one
-// group already pays (dense rows of 4: 1.4x faster than with 8 here);
-// a long_ranges level's rows vary, so two groups or more (bench/README.md).
+// half group already pays (dense rows of 4: 1.4x faster than with a
+// threshold of 8 here); a long_ranges level's rows vary, so a whole group
+// or more (bench/README.md).
 constexpr int split_sum_min(const stmt_desc& d, const loop_plan& p) {
-  if (p.merged[0] < 0) return split_sum_ways;
+  if (p.merged[0] < 0) return split_sum_ways / 2;
   const iter_desc& it = p.it[static_cast<std::size_t>(p.merged[0])];
-  return d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)].full ? split_sum_ways
-                                                                                              : 2 * split_sum_ways;
+  return d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)].full ? split_sum_ways / 2
+                                                                                              : split_sum_ways;
 }
 
 // Accesses that some reachable loop plan would have to co-iterate through

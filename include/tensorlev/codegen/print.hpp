@@ -242,8 +242,11 @@ struct printer {
     };
     if (split && split_sum(d, o, p, depth, abs))
       line(indent, "// a range of " + std::to_string(split_sum_min(d, p)) + " or more positions: " +
-                       std::to_string(split_sum_ways) + " partial sums over groups of " +
-                       std::to_string(split_sum_ways) + ", added into " + target +
+                       std::to_string(split_sum_ways / 2) + " partial sums over groups of " +
+                       std::to_string(split_sum_ways / 2) + "; of " + std::to_string(split_sum_long) +
+                       " or more, " + std::to_string(split_sum_ways) + " (vector) partial sums over groups of " +
+                       std::to_string(split_sum_ways) + ", then one group of " + std::to_string(split_sum_ways / 2) +
+                       " if that many remain; added into " + target +
                        ", the rest in order (not in CUDA/HIP device code)");
     for (std::size_t pt = 0; pt < p.np; ++pt) {
       const std::uint32_t pm = p.pts[pt];
