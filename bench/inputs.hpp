@@ -4,8 +4,10 @@
 // positive definite systems the CG benchmarks solve.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "tensorlev/coordinate_list.hpp"
@@ -69,6 +71,17 @@ inline spd_system make_spd(const tensorlev::coordinate_list<double, int>& m) {
   }
   for (int r = 0; r < n; ++r) add(r, r, diag[static_cast<std::size_t>(r)]);
   return s;
+}
+
+// Values grouped_rows<G> stores for m: G x the distinct (row / G, column)
+// pairs (one sort of the pairs; duplicates count once).
+inline std::size_t grouped_values(const tensorlev::coordinate_list<double, int>& m, std::size_t G) {
+  const int* x = m.raw_coords().data();
+  std::vector<std::uint64_t> key(m.size());
+  for (std::size_t e = 0; e < key.size(); ++e)
+    key[e] = (static_cast<std::uint64_t>(x[2 * e]) / G) << 32 | static_cast<std::uint32_t>(x[2 * e + 1]);
+  std::sort(key.begin(), key.end());
+  return G * static_cast<std::size_t>(std::unique(key.begin(), key.end()) - key.begin());
 }
 
 }  // namespace tlbench

@@ -14,6 +14,10 @@
 //                               (inputs.hpp, make_spd; bench/peers'
 //                               bench_petsc solves the same system with
 //                               PETSc); a CG iteration takes real_time / 20
+//   cg/tensorlev_rows8/rows8/<matrix>  the same with A as grouped_rows<8>
+//                               (fused as `tensorlev`; its SpMV runs as a
+//                               kernel of its own), where grouped rows of
+//                               8 store at most 2x the nonzeros
 //
 // Impls: `tensorlev` (fuse: the chain as one loop nest, CG as three an
 // iteration), `tensorlev_unfused` (one statement at a time, as `=` runs
@@ -28,6 +32,7 @@
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCore>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -153,6 +158,9 @@ struct spd_matrix {
   tensor<double, csr> A;
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> E;
   std::vector<double> b;  // A * x (x_value)
+  // The same matrix as grouped rows of 8 (formats.hpp), packed where they
+  // store at most twice its nonzeros (finite-element systems); else empty.
+  std::optional<tensor<double, grouped_rows<8>>> A8;
 };
 
 // The suite's system (inputs.hpp, make_spd): the same one bench_petsc solves.
@@ -162,14 +170,18 @@ spd_matrix make_spd_matrix(const matrix_input& m) {
   std::vector<Eigen::Triplet<double, int>> trip;
   trip.reserve(sys.A.size());
   for (std::size_t e = 0; e < sys.A.size(); ++e) trip.emplace_back(sys.A.coords(e)[0], sys.A.coords(e)[1], sys.A.value(e));
-  spd_matrix s{pack<csr>(sys.A), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), std::move(sys.b)};
+  spd_matrix s{pack<csr>(sys.A), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), std::move(sys.b), {}};
   s.E.setFromTriplets(trip.begin(), trip.end());
+  if (static_cast<double>(grouped_values(sys.A, 8)) <= 2.0 * static_cast<double>(s.A.stored()))
+    s.A8.emplace(pack<grouped_rows<8>>(sys.A));
   return s;
 }
 
-// cg_iterations of CG from x = 0 with tensorlev statements; returns r.r.
-double cg_tensorlev(const spd_matrix& m, const executor& ex, bool fused, vec& x, vec& r, vec& p, vec& q, vec& next) {
-  const auto& A = m.A;
+// cg_iterations of CG from x = 0 with tensorlev statements over A (m.A or
+// m.A8); returns r.r.
+template <class Matrix>
+double cg_tensorlev(const spd_matrix& m, const Matrix& A, const executor& ex, bool fused, vec& x, vec& r, vec& p,
+                    vec& q, vec& next) {
   std::copy(m.b.begin(), m.b.end(), r.values().begin());
   std::copy(m.b.begin(), m.b.end(), p.values().begin());
   std::fill(x.values().begin(), x.values().end(), 0.0);
@@ -254,7 +266,8 @@ void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<
       ex0 = solver.solveWithGuess(eb, ex0);
       rr = solver.error();
     } else {
-      rr = cg_tensorlev(*m, ex, fused_impl(impl), x, r, p, q, next);
+      rr = impl == "tensorlev_rows8" ? cg_tensorlev(*m, *m->A8, ex, true, x, r, p, q, next)
+                                     : cg_tensorlev(*m, m->A, ex, fused_impl(impl), x, r, p, q, next);
     }
     benchmark::DoNotOptimize(rr);
   }
@@ -284,6 +297,9 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     for (const auto& impl : impls)
       common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/csr/" + mi->name).c_str(),
                                                   [impl, m](benchmark::State& s) { cg(s, impl, m); }));
+    if (m->A8)
+      common_options(benchmark::RegisterBenchmark(("cg/tensorlev_rows8/rows8/" + mi->name).c_str(),
+                                                  [m](benchmark::State& s) { cg(s, "tensorlev_rows8", m); }));
   }
 }
 

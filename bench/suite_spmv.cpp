@@ -2,6 +2,7 @@
 //
 //   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell|sell8>/<matrix>
 //   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
+//   spmv/<hand|tensorlev|tensorlev_kokkos>/<rows4|rows8>/<matrix>  (grouped_rows<4>, <8>)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
 //   stream/triad/<serial|kokkos>/n:<doubles>
 //
@@ -9,8 +10,10 @@
 // (every stored array read once, x read once, y written once), so that
 // bytes_per_second / triad's bytes_per_second is the fraction of the
 // bandwidth bound it reaches (bench/summarize.py prints it). DIA, ELL and
-// SELL-8 (sell<8>: slices of 8 rows, a block workspace) run only where their
-// padding stays within 3x the nonzeros.
+// SELL-8 (sell<8>: slices of 8 rows, a block workspace) and grouped rows
+// (grouped_rows<G>: G rows share one list of columns, G values a column, a
+// block workspace) run only where their padding stays within 3x the
+// nonzeros.
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
@@ -35,6 +38,8 @@ struct problem {
   std::unique_ptr<tensor<double, dia>> dia_;
   std::unique_ptr<tensor<double, ell>> ell_;
   std::unique_ptr<tensor<double, sell<8>>> sell_;
+  std::unique_ptr<tensor<double, grouped_rows<4>>> rows4_;
+  std::unique_ptr<tensor<double, grouped_rows<8>>> rows8_;
   std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
   tensor<double, dense_vector> x;
   Eigen::VectorXd x_eigen;
@@ -66,6 +71,15 @@ struct problem {
     if (!sell_) sell_ = std::make_unique<tensor<double, sell<8>>>(pack<sell<8>>(in->entries));
     return *sell_;
   }
+  template <std::size_t G>
+  const tensor<double, grouped_rows<G>>& A_rows() {
+    auto& a = [this]() -> auto& {
+      if constexpr (G == 4) return rows4_;
+      else return rows8_;
+    }();
+    if (!a) a = std::make_unique<tensor<double, grouped_rows<G>>>(pack<grouped_rows<G>>(in->entries));
+    return *a;
+  }
   const Eigen::SparseMatrix<double, Eigen::RowMajor, int>& A_eigen() {
     if (!eigen_) {
       const auto& A = A_csr();  // Eigen's arrays copied from the summed, sorted CSR
@@ -91,6 +105,10 @@ struct problem {
       a = static_cast<double>(A_dia().values().size()) * 8;
     else if (format == "sell8")
       a = static_cast<double>(A_sell().values().size()) * 12 + (m / 8 + 2) * 4;
+    else if (format == "rows4")
+      a = static_cast<double>(A_rows<4>().values().size()) * (8 + 4.0 / 4) + (m / 4 + 2) * 4;
+    else if (format == "rows8")
+      a = static_cast<double>(A_rows<8>().values().size()) * (8 + 4.0 / 8) + (m / 8 + 2) * 4;
     else
       a = static_cast<double>(A_ell().values().size()) * 12;
     return a + 8 * n + 8 * m;
@@ -102,6 +120,7 @@ struct problem {
 struct shape_facts {
   std::size_t diagonals = 0, longest_row = 0;
   std::size_t sell8 = 0;  // SELL-8's stored slots: 8 times each slice's longest row
+  std::size_t rows4 = 0, rows8 = 0;  // grouped rows' stored values: G x distinct (row / G, column) pairs
 };
 shape_facts facts(const matrix_input& m) {
   std::vector<char> diag(static_cast<std::size_t>(m.rows() + m.cols()), 0);
@@ -117,6 +136,8 @@ shape_facts facts(const matrix_input& m) {
   for (std::size_t s = 0; s < row.size(); s += 8)
     f.sell8 += 8 * *std::max_element(row.begin() + static_cast<std::ptrdiff_t>(s),
                                      row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), s + 8)));
+  f.rows4 = tlbench::grouped_values(m.entries, 4);
+  f.rows8 = tlbench::grouped_values(m.entries, 8);
   return f;
 }
 
@@ -128,6 +149,8 @@ const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, dia>) return p.A_dia();
   if constexpr (std::is_same_v<F, ell>) return p.A_ell();
   if constexpr (std::is_same_v<F, sell<8>>) return p.A_sell();
+  if constexpr (std::is_same_v<F, grouped_rows<4>>) return p.A_rows<4>();
+  if constexpr (std::is_same_v<F, grouped_rows<8>>) return p.A_rows<8>();
 }
 
 template <class F>
@@ -146,6 +169,31 @@ void spmv_generated(benchmark::State& state, problem& p, const std::string& impl
   }
   tlbench::set_counters(state, impl, static_cast<double>(p.in->entries.size()));
   state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * p.bytes(format)));
+}
+
+// Grouped rows: per group of G rows, its columns once; G sums in a local
+// array, x read once per column.
+template <std::size_t G>
+void spmv_hand_rows(benchmark::State& state, problem& p, std::vector<double>& y) {
+  const int m = p.in->rows();
+  const double* x = p.x.values().data();
+  const auto& A = p.A_rows<G>();
+  const int* pos = A.template level<1>().pos().data();
+  const int* col = A.template level<1>().crd().data();
+  const double* val = A.values().data();
+  const int groups = (m + static_cast<int>(G) - 1) / static_cast<int>(G);
+  for (auto _ : state) {
+    for (int g = 0; g < groups; ++g) {
+      double acc[G] = {};
+      for (int q = pos[g]; q < pos[g + 1]; ++q) {
+        const double xj = x[col[q]];
+        for (std::size_t l = 0; l < G; ++l) acc[l] += val[static_cast<std::size_t>(q) * G + l] * xj;
+      }
+      for (std::size_t l = 0; l < G && g * G + l < static_cast<std::size_t>(m); ++l) y[g * G + l] = acc[l];
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
 }
 
 void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
@@ -213,6 +261,10 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
       benchmark::DoNotOptimize(y.data());
       benchmark::ClobberMemory();
     }
+  } else if (format == "rows4") {
+    spmv_hand_rows<4>(state, p, y);
+  } else if (format == "rows8") {
+    spmv_hand_rows<8>(state, p, y);
   } else {
     // ELL, slot-major: K slots of m (column, value) pairs, padded with value 0.
     const auto& A = p.A_ell();
@@ -303,17 +355,22 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     const bool dia_ok = static_cast<double>(f.diagonals) * m->rows() <= 3 * nnz;
     const bool ell_ok = static_cast<double>(f.longest_row) * m->rows() <= 3 * nnz;
     const bool sell_ok = static_cast<double>(f.sell8) <= 3 * nnz;
-    if (!dia_ok || !ell_ok || !sell_ok)
+    const bool rows4_ok = static_cast<double>(f.rows4) <= 3 * nnz, rows8_ok = static_cast<double>(f.rows8) <= 3 * nnz;
+    if (!dia_ok || !ell_ok || !sell_ok || !rows4_ok || !rows8_ok)
       std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ") << (sell_ok ? "" : "SELL-8 ")
+                << (rows4_ok ? "" : "rows4 ") << (rows8_ok ? "" : "rows8 ")
                 << "left out (padding over 3x the nonzeros: " << f.diagonals << " diagonals, longest row "
-                << f.longest_row << ", " << f.sell8 << " SELL-8 slots)\n";
+                << f.longest_row << ", " << f.sell8 << " SELL-8 slots, grouped rows " << f.rows4 << " and " << f.rows8
+                << " values)\n";
     auto add = [&](const std::string& impl, const std::string& format, auto fn) {
       benchmark::RegisterBenchmark(("spmv/" + impl + "/" + format + "/" + m->name).c_str(),
                                    [p, fn](benchmark::State& s) { fn(s, *p); })
           ->Apply(tlbench::common_options);
     };
-    for (const std::string format : {"csr", "csr_long_rows", "sell8", "coo", "dia", "ell"}) {
-      if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok)) continue;
+    for (const std::string format : {"csr", "csr_long_rows", "sell8", "rows4", "rows8", "coo", "dia", "ell"}) {
+      if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok) ||
+          (format == "rows4" && !rows4_ok) || (format == "rows8" && !rows8_ok))
+        continue;
       if (format != "csr_long_rows")  // the same arrays as csr: its hand loop is csr's
         add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
       if (format == "csr") add("eigen", format, [](benchmark::State& s, problem& q) { spmv_eigen(s, q); });
@@ -325,6 +382,8 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
           if (format == "dia") spmv_generated<dia>(s, q, impl, format);
           if (format == "ell") spmv_generated<ell>(s, q, impl, format);
           if (format == "sell8") spmv_generated<sell<8>>(s, q, impl, format);
+          if (format == "rows4") spmv_generated<grouped_rows<4>>(s, q, impl, format);
+          if (format == "rows8") spmv_generated<grouped_rows<8>>(s, q, impl, format);
         };
         add(impl, format, gen);
       }

@@ -23,16 +23,16 @@ namespace {
 
 inline std::size_t uz(index_t v) { return static_cast<std::size_t>(v); }
 
-/// Distinct (i / B, j / B) blocks: entries grouped by block row (a counting
+/// Distinct (i / B, j / BC) blocks: entries grouped by block row (a counting
 /// pass), then one stamp per block column.
-double count_blocks(index_t m, index_t n, std::span<const index_t> coords, std::size_t B) {
+double count_blocks(index_t m, index_t n, std::span<const index_t> coords, std::size_t B, std::size_t BC) {
   const std::size_t z = coords.size() / 2;
-  const std::size_t brows = (uz(m) + B - 1) / B, bcols = (uz(n) + B - 1) / B;
+  const std::size_t brows = (uz(m) + B - 1) / B, bcols = (uz(n) + BC - 1) / BC;
   std::vector<std::size_t> start(brows + 1, 0);
   for (std::size_t e = 0; e < z; ++e) ++start[uz(coords[2 * e]) / B + 1];
   for (std::size_t r = 0; r < brows; ++r) start[r + 1] += start[r];
   std::vector<std::size_t> fill(start.begin(), start.end() - 1), col(z);
-  for (std::size_t e = 0; e < z; ++e) col[fill[uz(coords[2 * e]) / B]++] = uz(coords[2 * e + 1]) / B;
+  for (std::size_t e = 0; e < z; ++e) col[fill[uz(coords[2 * e]) / B]++] = uz(coords[2 * e + 1]) / BC;
   std::vector<std::size_t> stamp(bcols, 0);
   double blocks = 0;
   for (std::size_t r = 0; r < brows; ++r)
@@ -79,7 +79,9 @@ input_stats measure_input(std::span<const index_t> dims, std::span<const index_t
     s.cols_used += c != 0;
     s.longest_col = std::max(s.longest_col, static_cast<double>(c));
   }
-  s.blocks4 = count_blocks(m, n, coords, 4);
+  s.blocks4 = count_blocks(m, n, coords, 4, 4);
+  s.rows4 = count_blocks(m, n, coords, 4, 1);
+  s.rows8 = count_blocks(m, n, coords, 8, 1);
   if (m == n) {
     // SpGEMM A*A: every entry A(i,k) meets row k.
     for (std::size_t e = 0; e < z; ++e) s.products += static_cast<double>(row[uz(coords[2 * e + 1])]);
@@ -184,6 +186,16 @@ layout matrix_layout(std::size_t f, const input_stats& s, double v, bool transpo
       const double slices = std::ceil(m / 8);
       l = {slices + s.sell8, s.sell8, (slices + 1) * index_bytes + s.sell8 * (index_bytes + v),
            num(slices) + " slices of 8 rows, padded to their longest: " + num(s.sell8) + " slots"};
+      break;
+    }
+    case f_rows4:
+    case f_rows8: {
+      // SpMV only (unsupported_reason), never transposed.
+      const double g = f == f_rows4 ? 4 : 8, pairs = f == f_rows4 ? s.rows4 : s.rows8;
+      const double groups = std::ceil(m / g);
+      l = {groups + pairs, g * pairs, (groups + 1 + pairs) * index_bytes + g * pairs * v,
+           num(groups) + " groups of " + num(g) + " rows, " + num(pairs) + " columns in all = " + num(g * pairs) +
+               " values"};
       break;
     }
   }

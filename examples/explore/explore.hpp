@@ -65,13 +65,17 @@ inline constexpr kernel_info kernels[num_kernels] = {
 /// kernels_impl.hpp.
 inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr",  "ell",
                                                       "dia", "bcsr4", "csb", "hash-rows", "dense", "csr-long",
-                                                      "sell8"};
+                                                      "sell8", "rows4", "rows8"};
 inline constexpr std::string_view matrix_format_desc[] = {
     "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
     "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
     "format<levels<dense<>, hashed<>>> (hash rows)",       "dense row-major",
     "CSR with the long-rows hint (csr_long_rows: a row's sum in four partial sums, eight on rows of 32 or more)",
-    "SELL-8: slices of 8 rows padded to their longest, slot-major (y summed per slice in a block workspace)"};
+    "SELL-8: slices of 8 rows padded to their longest, slot-major (y summed per slice in a block workspace)",
+    "grouped rows, 4 a group: a group's columns once, 4 values a column (BCSR with 4x1 blocks; y summed per group in "
+    "a block workspace)",
+    "grouped rows, 8 a group: a group's columns once, 8 values a column (BCSR with 8x1 blocks; y summed per group in "
+    "a block workspace)"};
 inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
 inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};
 inline constexpr std::string_view tensor_format_desc[] = {"COO of order 3", "CSF (compressed fibers)",
@@ -85,7 +89,8 @@ constexpr std::string_view format_name(int order, std::size_t f) {
 }
 
 enum matrix_format : std::size_t {
-  f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense, f_csr_long, f_sell8
+  f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense, f_csr_long, f_sell8,
+  f_rows4, f_rows8
 };
 enum tensor_format : std::size_t { f_coo3, f_csf, f_dense3 };
 
@@ -99,6 +104,9 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_sell8 && k != kernel_id::spmv)
     return "instantiated for SpMV only, where its block workspace sums a slice's 8 rows of y; with a matrix "
            "output its loops are ELL's, slice by slice, and ell stands for them";
+  if ((f == f_rows4 || f == f_rows8) && k != kernel_id::spmv)
+    return "instantiated for SpMV only, where its block workspace sums a group's rows of y over the group's shared "
+           "columns; for the other kernels its loops are BCSR's (G x 1 blocks), and bcsr4 stands for them";
   const bool blocked = f == f_bcsr4 || f == f_csb;
   if ((k == kernel_id::add || k == kernel_id::spgemm) && blocked)
     return "both operands would be blocked and compute the same index variables, which the code generator "
@@ -116,6 +124,9 @@ constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_sell8)
     return "not instantiated in the device form: on CUDA/HIP its loops are ELL's, slice by slice (the block "
            "workspace is host code), so ell's device run stands for it";
+  if (f == f_rows4 || f == f_rows8)
+    return "not instantiated in the device form: on CUDA/HIP its loops are BCSR's with G x 1 blocks (the block "
+           "workspace is host code), so bcsr4's device run stands for it";
   const bool csr_result = k == kernel_id::add || k == kernel_id::spgemm || k == kernel_id::sddmm;
   const bool out_of_row_order = f == f_csc || f == f_ell || f == f_dia || f == f_hash ||
                                 (k == kernel_id::sddmm && (f == f_bcsr4 || f == f_csb));
@@ -211,6 +222,7 @@ struct input_stats {
   double diagonal_span = 0;                 ///< their lengths summed (the positions DIA iterates)
   double blocks4 = 0;                       ///< distinct 4x4 blocks (BCSR)
   double sell8 = 0;                         ///< SELL-8's slots: 8 x each slice's longest row, summed
+  double rows4 = 0, rows8 = 0;              ///< grouped rows: distinct (group of 4 / 8 rows, column) pairs
   double products = 0;                      ///< square A: sum over entries A(i,k) of nnz(row k) (SpGEMM)
   double coo_merge = 0, dcsr_merge = 0;     ///< square A: steps of the row merges of COO / DCSR SpGEMM
 };

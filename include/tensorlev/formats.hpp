@@ -88,6 +88,21 @@ struct sell : format<levels<dense<>, compressed<>, dense<>, singleton<>>,
                      level_map<block_outer<0, C>, slot<0>, block_inner<0, C>, mode<1>>> {
   static constexpr std::string_view name = "SELL-C";
 };
+/// Rows in groups of G that share one list of columns: for each group of
+/// rows G g .. G g + G - 1, the union of their columns once (compressed),
+/// then G values per column side by side (dense lanes, a zero where a row
+/// lacks the column). BCSR with G x 1 blocks. Made for matrices whose
+/// consecutive rows share their pattern, as finite-element matrices with
+/// several unknowns per node do (PETSc's "inodes"): a column index and an
+/// x value are read once per G values, and SpMV sums a group's G rows in a
+/// block workspace (docs/design.md, "Block workspace") that vectorizes
+/// across the lanes. Rows of different patterns in one group store zeros:
+/// `tl-explore` reports the padding and times G = 4 and 8.
+template <std::size_t G>
+struct grouped_rows : format<levels<dense<>, compressed<>, dense<>>,
+                             level_map<block_outer<0, G>, mode<1>, block_inner<0, G>>> {
+  static constexpr std::string_view name = "grouped rows";
+};
 /// Diagonal format: one dense row of values per stored diagonal.
 struct dia : format<levels<dense<>, range<>, offset<>>, level_map<diagonal<0, 1>, mode<0>, mode<1>>> {
   static constexpr std::string_view name = "DIA";

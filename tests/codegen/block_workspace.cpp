@@ -2,7 +2,8 @@
 // computed from blocks (SELL-C slices and lanes, BCSR and CSB block rows)
 // is summed per full block in a local array and added into the output once
 // per block; the last block, when it reaches past the extent, runs the
-// plain loops. Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 2 (CSB);
+// plain loops. Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 1, 3, 4,
+// 8 (grouped rows), 2 (CSB);
 // extents 0, 1, around one and two blocks and larger; fills 0, sparse, half,
 // full; expression shapes (negation, difference, repeated operand, constant,
 // sum of operands, an extra dense term); `=` over a garbage-filled y and
@@ -33,6 +34,7 @@ constexpr cg::order_plan spmv_order() {
 // Planned where a loop lies between the block coordinate and the lane.
 static_assert(spmv_order<sell<8>>().block == 0 && spmv_order<sell<1>>().block == 0);
 static_assert(spmv_order<bcsr<2>>().block == 0);
+static_assert(spmv_order<grouped_rows<1>>().block == 0 && spmv_order<grouped_rows<8>>().block == 0);
 static_assert(spmv_order<sell<cg::block_ws_max>>().block == 0);
 // Not planned: rows not computed from blocks, a block over the stack's
 // budget, the output over a coordinate that is not computed (SELL's
@@ -44,6 +46,8 @@ static_assert(spmv_order<csb<2>>().block == -1 && spmv_order<csb<2>, 'j', 'i', '
 static_assert(spmv_order<sell<cg::block_ws_max + 1>>().block == -1);
 static_assert(spmv_order<sell<8>, 'j', 'i', 'j', 'i'>().block == -1);
 static_assert(spmv_order<bcsr<2>, 'j', 'i', 'j', 'i'>().block == 1);  // BCSR's columns are blocks too
+// Grouped rows' columns are not blocked: the transpose scatters.
+static_assert(spmv_order<grouped_rows<4>, 'j', 'i', 'j', 'i'>().block == -1);
 static_assert([] {
   using C_t = decltype(lval<tensor<double, dense_row_major>>()(i, k));
   using A_t = decltype(lval<const tensor<double, sell<4>>>()(i, j));
@@ -168,6 +172,16 @@ TEST(BlockWorkspace, BlockedRowsEveryShape) {
   bad += sweep<bcsr<2>, double>(rng, 2);
   bad += sweep<bcsr<3>, double>(rng, 3);
   bad += sweep<csb<2>, double>(rng, 2);
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(BlockWorkspace, GroupedRowsEveryShape) {
+  std::mt19937_64 rng(4105);
+  std::size_t bad = 0;
+  bad += sweep<grouped_rows<1>, double>(rng, 1);
+  bad += sweep<grouped_rows<3>, double>(rng, 3);
+  bad += sweep<grouped_rows<8>, double>(rng, 8);
+  bad += sweep<grouped_rows<4>, std::complex<double>, std::int64_t>(rng, 4);
   EXPECT_EQ(bad, 0u);
 }
 

@@ -283,6 +283,7 @@ TEST(Fuse, CgIterationEveryAliasing) {
   check_program<csc>(cg_iteration{}, {0, 1, 7, 300}, 15);
   check_program<dcsr>(cg_iteration{}, {0, 1, 7, 300}, 15);
   check_program<coo>(cg_iteration{}, {0, 1, 7, 300}, 15);
+  check_program<grouped_rows<4>>(cg_iteration{}, {0, 1, 7, 2049, 4100}, 15);
 }
 
 TEST(Fuse, LongChainEveryAliasing) {

@@ -39,7 +39,7 @@ INCLUDE = os.environ.get("TL_INCLUDE", os.path.join(ROOT, "include"))
 FORMATS = {
     1: ["dense_vector", "sparse_vector", "hash_vector"],
     2: ["dense_row_major", "dense_col_major", "coo", "coo_aos", "csr", "csc", "dcsr", "dcsc", "ell", "dia",
-        "bcsr<2>", "bcsr<3>", "csb<2>", "sell<3>", "hash_rows", "hashed_csr", "hash_cols", "csr_unsorted"],
+        "bcsr<2>", "bcsr<3>", "csb<2>", "sell<3>", "grouped_rows<3>", "hash_rows", "hashed_csr", "hash_cols", "csr_unsorted"],
     3: ["dense_tensor<3>", "dense_tensor_col_major<3>", "coo_tensor<3>", "coo_aos_tensor<3>", "coo_210", "csf",
         "csf_201", "csf_120", "mode_generic", "dense_sparse_sparse", "dense_dense_hashed", "padded3"],
     4: ["dense_tensor<4>", "coo_tensor<4>", "csf_tensor<4>", "coo_aos_tensor<4>"],
