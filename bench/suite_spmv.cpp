@@ -73,6 +73,7 @@ struct problem {
   }
   template <std::size_t G>
   const tensor<double, grouped_rows<G>>& A_rows() {
+    static_assert(G == 4 || G == 8, "grouped rows of 4 or 8 only");
     auto& a = [this]() -> auto& {
       if constexpr (G == 4) return rows4_;
       else return rows8_;

@@ -372,6 +372,11 @@ static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) = std::declval<
                                                                      std::declval<vec&>()(j))>);
 static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) = std::declval<tensor<double, dcsr>&>()(i, j) *
                                                                      std::declval<vec&>()(j))>);
+// Outer loops over blocks of rows (loop 0 binds the block, not the row): alone.
+static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                      std::declval<tensor<double, grouped_rows<4>>&>()(i, j) * std::declval<vec&>()(j))>);
+static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                      std::declval<tensor<double, sell<4>>&>()(i, j) * std::declval<vec&>()(j))>);
 static_assert(fusable_v<decltype(defer(std::declval<scalar<double>&>()()) =
                                      std::declval<vec&>()(i) * std::declval<vec&>()(i))>);
 static_assert(!fusable_v<decltype(defer(std::declval<tensor<double, csr>&>()(i, j)) =
