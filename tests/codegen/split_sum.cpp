@@ -286,10 +286,13 @@ TEST(SplitSum, DenseDotProduct) {
 // order rounds differently (checked: the plain order differs somewhere);
 // products with 1 stay exact whether or not the compiler fuses multiply
 // and add. Serial.
+// The partial sums of that order over x[0, n): eight (and the half group)
+// when `eight`, else four, the first starting from running, combined;
+// q ends at the first position left over.
 template <class V>
-V documented_sum(const V* x, int n, V running, int from) {
-  int q = 0;
-  if (n >= L) {
+V partial_sums(const V* x, int n, V running, bool eight, int& q) {
+  q = 0;
+  if (eight) {
     V part[W]{};
     part[0] = running;
     for (; n - q >= W; q += W)
@@ -298,14 +301,19 @@ V documented_sum(const V* x, int n, V running, int from) {
       for (int k = 0; k < W / 2; ++k) part[k] += x[q + k];
       q += W / 2;
     }
-    running = tensorlev::cg::split_sum_combine(part);
-  } else if (n >= from) {
-    V part[W / 2]{};
-    part[0] = running;
-    for (; n - q >= W / 2; q += W / 2)
-      for (int k = 0; k < W / 2; ++k) part[k] += x[q + k];
-    running = tensorlev::cg::split_sum_combine(part);
+    return tensorlev::cg::split_sum_combine(part);
   }
+  V part[W / 2]{};
+  part[0] = running;
+  for (; n - q >= W / 2; q += W / 2)
+    for (int k = 0; k < W / 2; ++k) part[k] += x[q + k];
+  return tensorlev::cg::split_sum_combine(part);
+}
+
+template <class V>
+V documented_sum(const V* x, int n, V running, int from) {
+  int q = 0;
+  if (n >= from) running = partial_sums(x, n, running, n >= L, q);
   for (; q < n; ++q) running += x[q];
   return running;
 }
@@ -315,22 +323,7 @@ V documented_sum(const V* x, int n, V running, int from) {
 template <class V>
 V four_sums(const V* x, int n, bool eight) {
   int q = 0;
-  V running{};
-  if (eight) {
-    V part[W]{};
-    for (; n - q >= W; q += W)
-      for (int k = 0; k < W; ++k) part[k] += x[q + k];
-    if (n - q >= W / 2) {
-      for (int k = 0; k < W / 2; ++k) part[k] += x[q + k];
-      q += W / 2;
-    }
-    running = tensorlev::cg::split_sum_combine(part);
-  } else {
-    V part[W / 2]{};
-    for (; n - q >= W / 2; q += W / 2)
-      for (int k = 0; k < W / 2; ++k) part[k] += x[q + k];
-    running = tensorlev::cg::split_sum_combine(part);
-  }
+  V running = partial_sums(x, n, V{}, eight, q);
   for (; q < n; ++q) running += x[q];
   return running;
 }
