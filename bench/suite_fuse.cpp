@@ -14,10 +14,12 @@
 //                               (inputs.hpp, make_spd; bench/peers'
 //                               bench_petsc solves the same system with
 //                               PETSc); a CG iteration takes real_time / 20
-//   cg/tensorlev_rows8/rows8/<matrix>  the same with A as grouped_rows<8>
-//                               (fused as `tensorlev`; its SpMV runs as a
-//                               kernel of its own), where grouped rows of
-//                               8 store at most 2x the nonzeros
+//   cg/<impl>_rows8/rows8/<matrix>  the same with A as grouped_rows<8>
+//                               (impls tensorlev_rows8, tensorlev_rows8_unfused,
+//                               tensorlev_kokkos_rows8,
+//                               tensorlev_kokkos_rows8_unfused: as the csr
+//                               ones), where grouped rows of 8 store at most
+//                               2x the nonzeros
 //
 // Impls: `tensorlev` (fuse: the chain as one loop nest, CG as three an
 // iteration), `tensorlev_unfused` (one statement at a time, as `=` runs
@@ -244,6 +246,10 @@ double cg_hand(const spd_matrix& m, std::vector<double>& x, std::vector<double>&
 
 void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<const spd_matrix>& m) {
   const int n = m->A.dimension(0);
+  // `<tensorlev impl>` with `_rows8` after "tensorlev" or "tensorlev_kokkos": A as grouped rows of 8.
+  const std::size_t at = impl.find("_rows8");
+  const bool rows8 = at != std::string::npos;
+  const std::string base = rows8 ? impl.substr(0, at) + impl.substr(at + 6) : impl;
   const executor ex = executor_of(impl);
   vec x({n}), r({n}), p({n}), q({n}), next({n});
   std::vector<double> hx(n), hr(n), hp(n), hq(n);
@@ -265,9 +271,10 @@ void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<
       ex0.setZero();
       ex0 = solver.solveWithGuess(eb, ex0);
       rr = solver.error();
+    } else if (rows8) {
+      rr = cg_tensorlev(*m, *m->A8, ex, fused_impl(base), x, r, p, q, next);
     } else {
-      rr = impl == "tensorlev_rows8" ? cg_tensorlev(*m, *m->A8, ex, true, x, r, p, q, next)
-                                     : cg_tensorlev(*m, m->A, ex, fused_impl(impl), x, r, p, q, next);
+      rr = cg_tensorlev(*m, m->A, ex, fused_impl(impl), x, r, p, q, next);
     }
     benchmark::DoNotOptimize(rr);
   }
@@ -298,8 +305,10 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
       common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/csr/" + mi->name).c_str(),
                                                   [impl, m](benchmark::State& s) { cg(s, impl, m); }));
     if (m->A8)
-      common_options(benchmark::RegisterBenchmark(("cg/tensorlev_rows8/rows8/" + mi->name).c_str(),
-                                                  [m](benchmark::State& s) { cg(s, "tensorlev_rows8", m); }));
+      for (const std::string impl :
+           {"tensorlev_rows8", "tensorlev_rows8_unfused", "tensorlev_kokkos_rows8", "tensorlev_kokkos_rows8_unfused"})
+        common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/rows8/" + mi->name).c_str(),
+                                                    [impl, m](benchmark::State& s) { cg(s, impl, m); }));
   }
 }
 

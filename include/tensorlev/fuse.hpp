@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -236,7 +237,8 @@ constexpr bool all_dense_mode(std::size_t a) {
 
 // Whether the chunks of loop 0 are ranges of its variable's coordinates:
 // cut by coordinate, a counter over the whole extent, or an operand's
-// dense root level (positions are coordinates there).
+// dense root level (positions are coordinates there; the blocks of rows of
+// a block_outer root when K::rows_block > 0).
 template <class K>
 constexpr bool chunks_by_coordinate() {
   if (K::cut_by_coord) return true;
@@ -247,7 +249,20 @@ constexpr bool chunks_by_coordinate() {
   const iter_desc& it = p.it[p.merged[0]];
   if (it.lev != 0 || it.acc < 0) return false;
   const level_desc& root = K::D.acc[it.acc].lev[0];
-  return dense_level_desc(root) && root.map == map_kind::mode;
+  return dense_level_desc(root) && (root.map == map_kind::mode || (K::rows_block > 0 && root.map == map_kind::block_outer));
+}
+
+// Rows of the output per coordinate of loop 0: 1, or B when loop 0 binds
+// blocks of B rows (K::rows_block: BCSR, SELL, grouped rows).
+template <class K>
+constexpr long long rows_per_coordinate() {
+  return K::rows_block > 0 ? K::rows_block : 1;
+}
+// The variable of the rows a chunk owns: loop 0's, or the output's first
+// (computed from loop 0's blocks).
+template <class K>
+constexpr char row_variable() {
+  return K::rows_block > 0 ? K::D.acc[0].lev[0].var : K::O.vars[0];
 }
 
 template <class K>
@@ -326,7 +341,8 @@ struct fuse_temp_use {
 
 struct fuse_info {
   fuse_role role = fuse_role::alone;
-  long long extent = 0;           // loop 0's range
+  long long extent = 0;           // loop 0's range, in rows (of its variable, or of the rows its blocks hold)
+  long long group = 1;            // rows per coordinate of loop 0 (blocks of rows)
   std::vector<fuse_access> acc;   // [0]: the output
   bool in_place_ok = false;       // may read its output pointwise
   bool accumulate = false;        // +=
@@ -380,7 +396,7 @@ fuse_access describe_access(const typename K::state& st) {
       for (std::size_t k = 0; k < d.nlev; ++k) mix(d.lev[k].dim);
       for (const auto n : t->dims()) mix(static_cast<std::uint64_t>(n));
       x.layout = h;
-      x.row_local = d.lev[0].var == K::O.vars[0];
+      x.row_local = d.lev[0].var == row_variable<K>();
       x.same_as_out = all_dense_mode<K>(0) && K::reads_output_pointwise(A);
     } else {
       x.layout = 0;  // never the same as a dense access
@@ -492,11 +508,28 @@ inline void check_in_place(const fuse_info& s, std::size_t is) {
   }
 }
 
+/// Rows of loop 0 per chunk of a fused kernel: n / 16, at least 1024 (the
+/// fixed cost of a chunk: a state copy and a loop entry per statement) and
+/// at most 4096 (the chunk's rows of a few vectors, 32 KB each, stay in the
+/// L2 cache between its statements; bench/README.md "Fusion"), rounded up
+/// to a multiple of `group` (statements whose loop 0 binds blocks of rows
+/// get whole blocks). It does not depend on the executor, so scalar
+/// partials, added in chunk order, give the same sums serially and on any
+/// number of threads.
+inline constexpr long long fuse_chunk_rows = 4096;
+inline constexpr long long fuse_chunk_rows_min = 1024;
+constexpr long long fuse_rows_per_chunk(long long n, long long group = 1) noexcept {
+  const long long r0 = n / 16 + (n % 16 != 0 ? 1 : 0);
+  const long long r = r0 < fuse_chunk_rows_min ? fuse_chunk_rows_min : r0 > fuse_chunk_rows ? fuse_chunk_rows : r0;
+  return group > 1 ? (r + group - 1) / group * group : r;
+}
+
 /// One kernel of a fusion plan: statements [begin, end).
 struct fused_kernel {
   std::size_t begin = 0, end = 0;
   bool fused = false;   // the chunked fused loop (else the statement runs alone)
   long long extent = 0;
+  long long group = 1;  // chunks hold a multiple of this many rows (every statement's blocks of rows)
   std::string why_end;  // why the next statement starts a new kernel ("" for the last)
   std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
 };
@@ -516,7 +549,12 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
       std::string why;
       for (std::size_t a = ks.back().begin; a < s && why.empty(); ++a)
         if (!info[a].dropped) why = fuse_conflict(info[a], a, info[s], s);
+      const long long group = std::lcm(ks.back().group, info[s].group);
+      if (why.empty() && group > fuse_chunk_rows)
+        why = "its blocks of " + std::to_string(info[s].group) + " rows and the kernel's of " +
+              std::to_string(ks.back().group) + " need chunks of a multiple of " + std::to_string(group) + " rows";
       if (why.empty()) {
+        ks.back().group = group;
         ks.back().end = s + 1;
         last = s;
         continue;
@@ -534,6 +572,7 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
     k.end = s + 1;
     k.fused = info[s].role != fuse_role::alone;
     k.extent = info[s].extent;
+    k.group = info[s].group;
     ks.push_back(k);
   }
   // A fusable statement left alone runs as `=` runs it (no chunks), unless
@@ -544,19 +583,6 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
     if (k.fused && running == 1 && !in_place[k.begin]) k.fused = false;
   }
   return ks;
-}
-
-/// Rows of loop 0 per chunk of a fused kernel: n / 16, at least 1024 (the
-/// fixed cost of a chunk: a state copy and a loop entry per statement) and
-/// at most 4096 (the chunk's rows of a few vectors, 32 KB each, stay in the
-/// L2 cache between its statements; bench/README.md "Fusion"). It does not
-/// depend on the executor, so scalar partials, added in chunk order, give
-/// the same sums serially and on any number of threads.
-inline constexpr long long fuse_chunk_rows = 4096;
-inline constexpr long long fuse_chunk_rows_min = 1024;
-constexpr long long fuse_rows_per_chunk(long long n) noexcept {
-  const long long r = n / 16 + (n % 16 != 0 ? 1 : 0);
-  return r < fuse_chunk_rows_min ? fuse_chunk_rows_min : r > fuse_chunk_rows ? fuse_chunk_rows : r;
 }
 
 /// Bytes a chunk's rows of one eliminated temporary may take in a thread's
@@ -610,7 +636,7 @@ inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std
       t.why = "statement " + std::to_string(t.writer + 1) + ", which writes it, runs alone";
     if (!t.eliminated) continue;
     fused_kernel& k = ks[t.kernel];
-    const auto rows = static_cast<std::size_t>(std::min(fuse_rows_per_chunk(k.extent), k.extent));
+    const auto rows = static_cast<std::size_t>(std::min(fuse_rows_per_chunk(k.extent, k.group), k.extent));
     // rows * row_bytes fits: the temporary's bytes fit a size_t (its constructor).
     const std::size_t bytes = (rows * t.row_bytes + 63) / 64 * 64;
     if (bytes > fuse_workspace_limit) {
@@ -804,7 +830,8 @@ class fusion {
       auto& st = std::get<X>(states_);
       st = KX::make_state(s.out, s.e);
       KX::output::prepare(st);
-      in.extent = static_cast<long long>(st.extent[KX::var_index(KX::O.vars[0])]);
+      in.extent = static_cast<long long>(st.extent[KX::var_index(row_variable<KX>())]);
+      in.group = rows_per_coordinate<KX>();
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (in.acc.push_back(describe_access<KX, A>(st)), ...);
       }(std::make_index_sequence<KX::NA>{});
@@ -842,7 +869,10 @@ class fusion {
     using KX = K<X>;
     using I = typename KX::I;
     using V = typename KX::V;
-    auto local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo), static_cast<I>(hi));
+    // Rows [lo, hi) are blocks [lo / B, ceil(hi / B)) when loop 0 binds blocks of B rows (lo is a
+    // multiple of B: fuse_rows_per_chunk's group).
+    constexpr long long B = rows_per_coordinate<KX>();
+    auto local = KX::chunk_state(std::get<X>(states_), static_cast<I>(lo / B), static_cast<I>((hi + B - 1) / B));
     // Eliminated temporaries: the chunk's rows, in the workspace.
     [[maybe_unused]] auto windows = [&]<std::size_t... A>(std::index_sequence<A...>) {
       return std::tuple<typename window_slot<typename KX::template op_t<A>>::type...>{};
@@ -902,7 +932,7 @@ class fusion {
 
   void run_fused(const fused_kernel& k, const executor& ex) {
     const long long n = k.extent;
-    const long long rows = fuse_rows_per_chunk(n);
+    const long long rows = fuse_rows_per_chunk(n, k.group);
     const auto nchunks = static_cast<std::size_t>(n > 0 ? (n - 1) / rows + 1 : 0);
     [&]<std::size_t... X>(std::index_sequence<X...>) {
       (
@@ -1487,7 +1517,7 @@ struct plan_body {
       o += "kernel " + std::to_string(++n) + ": ";
       if (k.fused) {
         o += "loop over " + std::to_string(k.extent) + " rows in chunks of " +
-             std::to_string(fuse_rows_per_chunk(k.extent)) + ":";
+             std::to_string(fuse_rows_per_chunk(k.extent, k.group)) + ":";
         std::string sep = " ";
         for (std::size_t x = k.begin; x < k.end; ++x) {
           if (f.info()[x].dropped) continue;

@@ -283,7 +283,12 @@ TEST(Fuse, CgIterationEveryAliasing) {
   check_program<csc>(cg_iteration{}, {0, 1, 7, 300}, 15);
   check_program<dcsr>(cg_iteration{}, {0, 1, 7, 300}, 15);
   check_program<coo>(cg_iteration{}, {0, 1, 7, 300}, 15);
+  // Outer loops over blocks of rows: chunks of whole blocks (a multiple of B rows).
   check_program<grouped_rows<4>>(cg_iteration{}, {0, 1, 7, 2049, 4100}, 15);
+  check_program<grouped_rows<3>>(cg_iteration{}, {2, 4097, 5000}, 10);
+  check_program<sell<8>>(cg_iteration{}, {0, 1, 7, 4100}, 10);
+  check_program<bcsr<2>>(cg_iteration{}, {1, 7, 4101}, 10);
+  check_program<csb<4>>(cg_iteration{}, {5, 4099}, 10);
 }
 
 TEST(Fuse, LongChainEveryAliasing) {
@@ -319,6 +324,38 @@ TEST(Fuse, CgIterationRunsAsThreeKernels) {
       << plan;
   EXPECT_NE(plan.find("kernel 2: statement 3 alone"), std::string::npos) << plan;
   EXPECT_NE(plan.find("kernel 3: statement 4 alone"), std::string::npos) << plan;
+}
+
+// Blocks of rows: a CG iteration over grouped rows runs as three kernels;
+// chunks hold whole blocks of every statement (a multiple of the least
+// common multiple of their block sizes).
+TEST(Fuse, BlocksOfRowsFuseInWholeBlocks) {
+  std::mt19937_64 rng(11);
+  auto w = make_world<grouped_rows<4>>(5000, rng);
+  auto& [p, q, x, r] = w.v;
+  auto& [pq, rr] = w.s;
+  const auto k0 = kernels_run();
+  fuse(defer(q(i)) = w.A(i, j) * p(j), defer(pq()) = p(i) * q(i));
+  fuse(defer(x(i)) += 0.5 * p(i), defer(r(i)) += -0.5 * q(i), defer(rr()) = r(i) * r(i));
+  fuse(defer(p(i)) = r(i) + 0.25 * p(i));
+  EXPECT_EQ(kernels_run() - k0, 3u);
+  // Groups of 3 and 4: chunks of 1032 rows (1024 rounded up to a multiple of 12).
+  const auto A3 = convert<grouped_rows<3>>(w.A);
+  const std::string plan =
+      fusion_plan(defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
+  EXPECT_NE(plan.find("kernel 1: loop over 5000 rows in chunks of 1032: [1] out(i) = t1(i,j) * t2(j); [2] "
+                      "out(i) = t1(i,j) * t2(j); [3] out() = t1(i) * t2(i)\n"),
+            std::string::npos)
+      << plan;
+  fuse(defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
+  std::vector<double> ref(5000, 0.0);
+  for (std::size_t e = 0; e < w.Av.size(); ++e)
+    ref[static_cast<std::size_t>(w.Ac[e][0])] += w.Av[e] * p.values()[static_cast<std::size_t>(w.Ac[e][1])];
+  double dot = 0;
+  for (std::size_t e = 0; e < ref.size(); ++e) dot += ref[e] * ref[e];
+  EXPECT_EQ(0u, tltest::count_mismatches<double>(q.values(), ref, "A3 p"));
+  EXPECT_EQ(0u, tltest::count_mismatches<double>(x.values(), ref, "A4 p"));
+  EXPECT_EQ(dot, pq.value());
 }
 
 // Scalars are summed per chunk in chunk order, chunks independent of the
@@ -372,11 +409,21 @@ static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) = std::declval<
                                                                      std::declval<vec&>()(j))>);
 static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) = std::declval<tensor<double, dcsr>&>()(i, j) *
                                                                      std::declval<vec&>()(j))>);
-// Outer loops over blocks of rows (loop 0 binds the block, not the row): alone.
+// Outer loops over blocks of rows (loop 0 binds the block, the rows are
+// computed from it): fused in chunks of whole blocks.
+static_assert(fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                     std::declval<tensor<double, grouped_rows<4>>&>()(i, j) * std::declval<vec&>()(j))>);
+static_assert(fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                     std::declval<tensor<double, sell<4>>&>()(i, j) * std::declval<vec&>()(j))>);
+static_assert(fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                     std::declval<tensor<double, bcsr<2>>&>()(i, j) * std::declval<vec&>()(j))>);
+// The transpose's rows are not loop 0's blocks (they scatter); ELL's loop 0 binds slots.
+static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(j)) =
+                                      std::declval<tensor<double, grouped_rows<4>>&>()(i, j) * std::declval<vec&>()(i))>);
+static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(j)) =
+                                      std::declval<tensor<double, bcsr<2>>&>()(i, j) * std::declval<vec&>()(i))>);
 static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) =
-                                      std::declval<tensor<double, grouped_rows<4>>&>()(i, j) * std::declval<vec&>()(j))>);
-static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) =
-                                      std::declval<tensor<double, sell<4>>&>()(i, j) * std::declval<vec&>()(j))>);
+                                      std::declval<tensor<double, ell>&>()(i, j) * std::declval<vec&>()(j))>);
 static_assert(fusable_v<decltype(defer(std::declval<scalar<double>&>()()) =
                                      std::declval<vec&>()(i) * std::declval<vec&>()(i))>);
 static_assert(!fusable_v<decltype(defer(std::declval<tensor<double, csr>&>()(i, j)) =

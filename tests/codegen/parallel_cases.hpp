@@ -13,8 +13,8 @@ namespace {
 constexpr std::array<std::array<int, 2>, 6> shapes{{{0, 0}, {1, 7}, {7, 1}, {5, 6}, {300, 41}, {2500, 13}}};
 
 // How each statement's outer loop is split (kernel.hpp, "parallel outer
-// loop"): rows for CSR and COO (cut between rows), a private copy of y per
-// running chunk for CSC, partial sums for a scalar, count, scan and fill
+// loop"): rows for CSR and COO (cut between rows) and for blocks of rows
+// (SELL, BCSR, grouped rows), a private copy of y per running chunk for CSC, partial sums for a scalar, count, scan and fill
 // for CSR outputs (chunk-local entries and a scan for SpGEMM's workspace);
 // DCSR outputs (assembled level by level) stay serial.
 template <class Out, class E>
@@ -36,6 +36,16 @@ static_assert(par_of<vec_i, mul_expr<mat<csr>, vec_j>> == par_kind::rows);
 static_assert(par_of<vec_i, mul_expr<mat<coo>, vec_j>> == par_kind::rows);
 static_assert(par_of<vec_i, mul_expr<mat<csc>, vec_j>> == par_kind::scatter);
 static_assert(par_of<out_vec_j, mul_expr<mat<csr>, cvec_i>> == par_kind::scatter);
+// Loop 0 over blocks of rows whose rows the output's first level binds
+// (i = b * B + inner): chunks own their blocks' rows. The transposes (rows
+// of another block pair, or not blocked) and ELL (loop 0 binds slots) scatter.
+static_assert(par_of<vec_i, mul_expr<mat<sell<4>>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<bcsr<2>>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<grouped_rows<3>>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<csb<2>>, vec_j>> == par_kind::rows);
+static_assert(par_of<out_vec_j, mul_expr<mat<bcsr<2>>, cvec_i>> == par_kind::scatter);
+static_assert(par_of<out_vec_j, mul_expr<mat<grouped_rows<3>>, cvec_i>> == par_kind::scatter);
+static_assert(par_of<vec_i, mul_expr<mat<ell>, vec_j>> == par_kind::scatter);
 static_assert(par_of<tensorlev::access<scalar<double>>, mul_expr<mat<csr>, mat<csr>>> == par_kind::scalar);
 static_assert(par_of<out_ij<csr>, add_expr<mat<csr>, mat<csr>>> == par_kind::append);
 static_assert(par_of<out_ik<csr>, mul_expr<tensorlev::access<const tensor<double, csr>, 'i', 'j'>, mat_jk<csr>>> ==
@@ -141,7 +151,7 @@ TEST(Parallel, SpmvEveryMatrixFormat) {
   std::size_t bad = 0;
   const long before = chunks_run();
   for_each_format<std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia,
-                             bcsr<2>>>([&]<class F>(std::type_identity<F>) {
+                             bcsr<2>, sell<4>, grouped_rows<3>, csb<2>>>([&]<class F>(std::type_identity<F>) {
     for (const auto& d : shapes)
       for (double fill : {0.0, 0.05, 0.5}) bad += spmv_case<F>(d, fill, rng);
   });

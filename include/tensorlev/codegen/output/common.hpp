@@ -303,6 +303,18 @@ struct stmt {
   // loop 0 then own disjoint parts of the output.
   static constexpr bool rows_first =
       D.acc[0].nlev > 0 && D.acc[0].lev[0].var == O.vars[0] && dense_level_desc(D.acc[0].lev[0]);
+  // Loop 0 binds the block variable b of a block pair that computes the
+  // output's first level's variable, a dense one (i = b * B + inner: BCSR,
+  // SELL, grouped rows, CSB): chunks of loop 0's blocks then own disjoint
+  // ranges of B rows each. B, or 0.
+  static constexpr int rows_block = [] {
+    if (O.n == 0 || D.acc[0].nlev == 0 || !dense_level_desc(D.acc[0].lev[0]) ||
+        D.acc[0].lev[0].map != map_kind::mode)
+      return 0;
+    for (std::size_t c = 0; c < D.ncomp; ++c)
+      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0]) return D.comp_block[c];
+    return 0;
+  }();
 };
 
 // A device launcher's zero fill of n values (a namespace-scope functor: see
