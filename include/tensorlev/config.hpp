@@ -5,7 +5,8 @@
 /// - `TENSORLEV_ALWAYS_INLINE`: for the few small functions on a generated
 ///   kernel's innermost path whose call overhead showed in profiles (an
 ///   appended output entry), so the compiler's inlining budget does not
-///   decide a kernel's speed.
+///   decide a kernel's speed. `TENSORLEV_LAMBDA_ALWAYS_INLINE` (after a
+///   lambda's parameter list) likewise for a lambda.
 /// - `TENSORLEV_PREFETCH(p)`: a software prefetch of address p (host code).
 /// - `TENSORLEV_HOST_DEVICE`: on what a kernel calls per component (level
 ///   functions, value access), so that the same code compiles for a device
@@ -15,8 +16,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define TENSORLEV_ALWAYS_INLINE [[gnu::always_inline]] inline
+#define TENSORLEV_LAMBDA_ALWAYS_INLINE __attribute__((always_inline))
 #else
 #define TENSORLEV_ALWAYS_INLINE inline
+#define TENSORLEV_LAMBDA_ALWAYS_INLINE
 #endif
 
 /// `TENSORLEV_PREFETCH(p)`: asks for the cache line at p (a read, kept in

@@ -211,7 +211,7 @@ namespace cg {
 // How a statement takes part in a fused kernel.
 enum class fuse_role : unsigned char {
   alone,   // runs as its own loop nests (run_statement)
-  rows,    // a dense output whose first level loop 0 binds: a chunk writes its rows
+  rows,    // a dense output whose first level loop 0 binds (or its blocks of rows): a chunk writes its rows
   scalar,  // an order-0 output: a chunk sums into its own partial
 };
 
@@ -249,11 +249,12 @@ constexpr bool chunks_by_coordinate() {
   const iter_desc& it = p.it[p.merged[0]];
   if (it.lev != 0 || it.acc < 0) return false;
   const level_desc& root = K::D.acc[it.acc].lev[0];
-  return dense_level_desc(root) && (root.map == map_kind::mode || (K::rows_block > 0 && root.map == map_kind::block_outer));
+  return dense_level_desc(root) &&
+         (root.map == map_kind::mode || (K::rows_block > 0 && root.map == map_kind::block_outer));
 }
 
 // Rows of the output per coordinate of loop 0: 1, or B when loop 0 binds
-// blocks of B rows (K::rows_block: BCSR, SELL, grouped rows).
+// blocks of B rows (K::rows_block: BCSR, SELL, CSB, grouped rows).
 template <class K>
 constexpr long long rows_per_coordinate() {
   return K::rows_block > 0 ? K::rows_block : 1;
@@ -511,9 +512,9 @@ inline void check_in_place(const fuse_info& s, std::size_t is) {
 /// Rows of loop 0 per chunk of a fused kernel: n / 16, at least 1024 (the
 /// fixed cost of a chunk: a state copy and a loop entry per statement) and
 /// at most 4096 (the chunk's rows of a few vectors, 32 KB each, stay in the
-/// L2 cache between its statements; bench/README.md "Fusion"), rounded up
-/// to a multiple of `group` (statements whose loop 0 binds blocks of rows
-/// get whole blocks). It does not depend on the executor, so scalar
+/// L2 cache between its statements; bench/README.md "Fusion"), rounded down
+/// to a multiple of `group`, at least one (statements whose loop 0 binds
+/// blocks of rows get whole blocks). It does not depend on the executor, so scalar
 /// partials, added in chunk order, give the same sums serially and on any
 /// number of threads.
 inline constexpr long long fuse_chunk_rows = 4096;
@@ -521,7 +522,7 @@ inline constexpr long long fuse_chunk_rows_min = 1024;
 constexpr long long fuse_rows_per_chunk(long long n, long long group = 1) noexcept {
   const long long r0 = n / 16 + (n % 16 != 0 ? 1 : 0);
   const long long r = r0 < fuse_chunk_rows_min ? fuse_chunk_rows_min : r0 > fuse_chunk_rows ? fuse_chunk_rows : r0;
-  return group > 1 ? (r + group - 1) / group * group : r;
+  return group > 1 ? (r >= group ? r / group * group : group) : r;
 }
 
 /// One kernel of a fusion plan: statements [begin, end).

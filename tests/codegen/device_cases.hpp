@@ -495,7 +495,8 @@ using device_copy_matrix_formats = std::tuple<csr, coo, bcsr<2>>;
 using device_copy_order3_formats = std::tuple<csf>;
 #else
 using device_matrix_formats =
-    std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>>;
+    std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia, bcsr<2>, sell<4>,
+               grouped_rows<3>>;
 using device_pair_formats = std::tuple<csr, coo, csc, dcsr, dense_row_major, dense_col_major>;
 using device_order3_formats = std::tuple<csf, coo_tensor<3>, dense_tensor<3>, mode_generic>;
 using device_copy_matrix_formats =

@@ -280,4 +280,32 @@ TEST(DeviceForm, Order3OutputsRunInChunks) {
   run(std::type_identity<tl::csf>{});
   run(std::type_identity<tl::coo_tensor<3>>{});
 }
+
+// SpMV over blocks of rows (SELL, grouped rows, BCSR) runs one chunk per
+// block of rows (a GPU thread each, owning its rows), not one in all.
+TEST(DeviceForm, BlocksOfRowsRunInChunks) {
+  using namespace tensorlev::indices;
+  namespace tl = tensorlev;
+  tl::coordinate_list<double, int> list({30, 11});
+  std::vector<double> want(30, 0.0);
+  for (int a = 0; a < 30; ++a)
+    for (int b = a % 3; b < 11; b += 4) {
+      list.push_back(std::array<int, 2>{a, b}, a - b);
+      want[static_cast<std::size_t>(a)] += (a - b) * (b + 1.0);
+    }
+  tl::tensor<double, tl::dense_vector> xh({11});
+  for (int b = 0; b < 11; ++b) xh.values()[static_cast<std::size_t>(b)] = b + 1.0;
+  const auto x = tltest::to_dev(xh);
+  auto run = [&]<class F>(std::type_identity<F>, std::size_t blocks) {
+    const auto Ad = tltest::to_dev(tl::pack<F>(list));
+    auto y = tltest::to_dev(tl::tensor<double, tl::dense_vector>({30}));
+    tltest::host_launcher::widest_ = 0;
+    tltest::dev_compute(y(i), Ad(i, j) * x(j));
+    EXPECT_EQ(tltest::host_launcher::widest_, blocks) << tltest::fname<F>();
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), y.values().begin())) << tltest::fname<F>();
+  };
+  run(std::type_identity<tl::sell<4>>{}, 8);
+  run(std::type_identity<tl::grouped_rows<3>>{}, 10);
+  run(std::type_identity<tl::bcsr<2>>{}, 15);
+}
 #endif

@@ -285,8 +285,8 @@ TEST(Fuse, CgIterationEveryAliasing) {
   check_program<coo>(cg_iteration{}, {0, 1, 7, 300}, 15);
   // Outer loops over blocks of rows: chunks of whole blocks (a multiple of B rows).
   check_program<grouped_rows<4>>(cg_iteration{}, {0, 1, 7, 2049, 4100}, 15);
-  check_program<grouped_rows<3>>(cg_iteration{}, {2, 4097, 5000}, 10);
-  check_program<sell<8>>(cg_iteration{}, {0, 1, 7, 4100}, 10);
+  check_program<grouped_rows<3>>(cg_iteration{}, {2, 4097, 5000, 20000}, 10);
+  check_program<sell<8>>(cg_iteration{}, {0, 1, 7, 4100, 20000}, 10);
   check_program<bcsr<2>>(cg_iteration{}, {1, 7, 4101}, 10);
   check_program<csb<4>>(cg_iteration{}, {5, 4099}, 10);
 }
@@ -326,36 +326,68 @@ TEST(Fuse, CgIterationRunsAsThreeKernels) {
   EXPECT_NE(plan.find("kernel 3: statement 4 alone"), std::string::npos) << plan;
 }
 
-// Blocks of rows: a CG iteration over grouped rows runs as three kernels;
-// chunks hold whole blocks of every statement (a multiple of the least
-// common multiple of their block sizes).
+// Blocks of rows: a CG iteration over a blocked matrix runs as three
+// kernels; chunks hold whole blocks of every statement (a multiple of the
+// least common multiple of their block sizes, at most 4096 rows).
+template <class F>
+void three_kernels_blocked(int n) {
+  std::mt19937_64 rng(11);
+  auto w = make_world<F>(n, rng);
+  auto& [p, q, x, r] = w.v;
+  auto& [pq, rr] = w.s;
+  for (int run = 0; run < 2; ++run) {
+    const executor ex = run == 0 ? executor(serial) : second_executor();
+    const auto k0 = kernels_run();
+    fuse(ex, defer(q(i)) = w.A(i, j) * p(j), defer(pq()) = p(i) * q(i));
+    fuse(ex, defer(x(i)) += 0.5 * p(i), defer(r(i)) += -0.5 * q(i), defer(rr()) = r(i) * r(i));
+    fuse(ex, defer(p(i)) = r(i) + 0.25 * p(i));
+    EXPECT_EQ(kernels_run() - k0, 3u) << tltest::fname<F>();
+  }
+}
+
 TEST(Fuse, BlocksOfRowsFuseInWholeBlocks) {
+  three_kernels_blocked<grouped_rows<4>>(5000);
+  three_kernels_blocked<sell<8>>(5000);
+  three_kernels_blocked<bcsr<2>>(5001);
+  three_kernels_blocked<csb<4>>(5000);
+  static_assert(cg::fuse_rows_per_chunk(5000, 12) == 1020);
+  static_assert(cg::fuse_rows_per_chunk(200000, 12) == 4092);  // the cap, rounded down
+  static_assert(cg::fuse_rows_per_chunk(20000, 8) == 1248);
+  static_assert(cg::fuse_rows_per_chunk(100, 5000) == 5000);   // one block at least
   std::mt19937_64 rng(11);
   auto w = make_world<grouped_rows<4>>(5000, rng);
   auto& [p, q, x, r] = w.v;
-  auto& [pq, rr] = w.s;
-  const auto k0 = kernels_run();
-  fuse(defer(q(i)) = w.A(i, j) * p(j), defer(pq()) = p(i) * q(i));
-  fuse(defer(x(i)) += 0.5 * p(i), defer(r(i)) += -0.5 * q(i), defer(rr()) = r(i) * r(i));
-  fuse(defer(p(i)) = r(i) + 0.25 * p(i));
-  EXPECT_EQ(kernels_run() - k0, 3u);
-  // Groups of 3 and 4: chunks of 1032 rows (1024 rounded up to a multiple of 12).
+  auto& pq = w.s[0];
+  // Groups of 3 and 4 in one kernel: chunks of 1020 rows.
   const auto A3 = convert<grouped_rows<3>>(w.A);
   const std::string plan =
       fusion_plan(defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
-  EXPECT_NE(plan.find("kernel 1: loop over 5000 rows in chunks of 1032: [1] out(i) = t1(i,j) * t2(j); [2] "
+  EXPECT_NE(plan.find("kernel 1: loop over 5000 rows in chunks of 1020: [1] out(i) = t1(i,j) * t2(j); [2] "
                       "out(i) = t1(i,j) * t2(j); [3] out() = t1(i) * t2(i)\n"),
             std::string::npos)
       << plan;
-  fuse(defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
   std::vector<double> ref(5000, 0.0);
   for (std::size_t e = 0; e < w.Av.size(); ++e)
     ref[static_cast<std::size_t>(w.Ac[e][0])] += w.Av[e] * p.values()[static_cast<std::size_t>(w.Ac[e][1])];
   double dot = 0;
   for (std::size_t e = 0; e < ref.size(); ++e) dot += ref[e] * ref[e];
-  EXPECT_EQ(0u, tltest::count_mismatches<double>(q.values(), ref, "A3 p"));
-  EXPECT_EQ(0u, tltest::count_mismatches<double>(x.values(), ref, "A4 p"));
-  EXPECT_EQ(dot, pq.value());
+  for (int run = 0; run < 2; ++run) {
+    const executor ex = run == 0 ? executor(serial) : second_executor();
+    std::fill(q.values().begin(), q.values().end(), 99.0);
+    fuse(ex, defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
+    EXPECT_EQ(0u, tltest::count_mismatches<double>(q.values(), ref, "A3 p"));
+    EXPECT_EQ(0u, tltest::count_mismatches<double>(x.values(), ref, "A4 p"));
+    EXPECT_EQ(dot, pq.value());
+  }
+  // Blocks whose least common multiple passes the chunk cap: two kernels.
+  auto small = make_world<grouped_rows<64>>(300, rng);
+  const auto A65 = convert<grouped_rows<65>>(small.A);
+  const std::string split = fusion_plan(defer(small.v[1](i)) = small.A(i, j) * small.v[0](j),
+                                        defer(small.v[2](i)) = A65(i, j) * small.v[0](j));
+  EXPECT_NE(split.find("statement 2 starts a new kernel: its blocks of 65 rows and the kernel's of 64 need chunks "
+                       "of a multiple of 4160 rows"),
+            std::string::npos)
+      << split;
 }
 
 // Scalars are summed per chunk in chunk order, chunks independent of the

@@ -69,6 +69,7 @@ constexpr int width = 3;  // columns of the dense matrix M and the matrix tempor
 struct world {
   int n = 0;
   tensor<double, csr> A;
+  tensor<double, grouped_rows<3>> G;  // A's entries in groups of 3 rows (loop 0 over blocks of rows)
   std::vector<std::array<int, 2>> Ac;
   std::vector<double> Av;
   tensor<double, dense_row_major> M;  // n x width
@@ -98,6 +99,7 @@ world make_world(int n, std::mt19937_64& rng) {
   std::uniform_int_distribution<int> val(-3, 3), per_row(0, 4);
   const coordinate_list<double, int> list = tltest::random_rows(n, 4, rng, w.Ac, w.Av);
   w.A = pack<csr>(list);
+  w.G = pack<grouped_rows<3>>(list);
   w.M = tensor<double, dense_row_major>({n, width});
   for (auto& x : w.M.values()) x = val(rng);
   coordinate_list<double, int> blist({n, width});
@@ -408,6 +410,18 @@ struct named_functions {
   }
 };
 
+// The same with A in groups of 3 rows: the SpMV's chunks are whole groups
+// (a multiple of 3 rows), its block flush writes the temporary's window.
+struct grouped_spmv_into_temp {
+  static constexpr int eliminated = 1;
+  static constexpr int substituted = 0;
+  static auto make(world& w, temps& t, const binding& b) {
+    return std::make_tuple(defer(t.t0(i)) = w.G(i, j) * w.v[b.a](j), defer(w.v[b.o](i)) = t.t0(i) + w.v[b.b](i),
+                           defer(w.s()) = t.t0(i) * w.v[b.c](i));
+  }
+  static void ref(ref_world& r, const binding& b) { spmv_into_temp::ref(r, b); }
+};
+
 template <class... S>
 void run_fused(const executor& ex, const std::tuple<S...>& s) {
   std::apply([&](const auto&... x) { fuse_m(ex, x...); }, s);
@@ -469,6 +483,7 @@ const std::vector<int> extents{0, 1, 7, 1023, 1025, 4100, 20000};
 
 TEST(FuseTemporaries, ChainEveryAliasing) { check_program<chain>(extents, 6); }
 TEST(FuseTemporaries, SpmvIntoTemporaryEveryAliasing) { check_program<spmv_into_temp>(extents, 6); }
+TEST(FuseTemporaries, GroupedSpmvIntoTemporaryEveryAliasing) { check_program<grouped_spmv_into_temp>(extents, 4); }
 TEST(FuseTemporaries, TwoTemporariesEveryAliasing) { check_program<two_temps>(extents, 6); }
 TEST(FuseTemporaries, ReadAtOtherRowsEveryAliasing) { check_program<read_by_spmv>(extents, 6); }
 TEST(FuseTemporaries, MatrixTemporaryEveryAliasing) { check_program<matrix_temp>(extents, 4); }

@@ -14,7 +14,7 @@ constexpr std::array<std::array<int, 2>, 6> shapes{{{0, 0}, {1, 7}, {7, 1}, {5, 
 
 // How each statement's outer loop is split (kernel.hpp, "parallel outer
 // loop"): rows for CSR and COO (cut between rows) and for blocks of rows
-// (SELL, BCSR, grouped rows), a private copy of y per running chunk for CSC, partial sums for a scalar, count, scan and fill
+// (SELL, BCSR, CSB, grouped rows), a private copy of y per running chunk for CSC, partial sums for a scalar, count, scan and fill
 // for CSR outputs (chunk-local entries and a scan for SpGEMM's workspace);
 // DCSR outputs (assembled level by level) stay serial.
 template <class Out, class E>

@@ -314,12 +314,18 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     leaf_ctx* lf = nullptr;  // set in the innermost loop while it runs with the context
   };
   struct no_leaf_link {};
+  struct no_lane {};
   // Each operand's position at its deepest bound level, and the end of the
   // segment (pos + 1 unless deduplicated). Passed by value down the loop
-  // nest, so that after inlining the positions live in registers.
+  // nest, so that after inlining the positions live in registers. So is
+  // the block workspace's lane (kernel::blocked; where the plan has one):
+  // in the state's var_val its store per lane would stay in the loop (the
+  // state is memory the compiler cannot drop stores to), twice the stores
+  // of the sums themselves in SELL's slot loop.
   struct cursor : std::conditional_t<out_leaf, leaf_link, no_leaf_link> {
     I pos[NA];
     I hi[NA];
+    [[no_unique_address]] std::conditional_t<(O.block >= 0), I, no_lane> lane;
   };
 
   // Whether level k's coordinate of access a must be kept for the levels
@@ -754,12 +760,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     if constexpr (P.merged[S] == -2) {
       // blocked coordinate: outer * B + inner, if inside the tensor
       constexpr std::size_t c = static_cast<std::size_t>(P.computed);
-      const I v = st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + st.var_val[var_index(D.comp_inner[c])];
-      cur = v;
-      if constexpr ((Abs & block_bit) != 0 && static_cast<int>(c) == O.block_comp)
-        end = v + 1;  // inside the workspace's block, which lies inside the extent (kernel::blocked)
-      else
+      if constexpr ((Abs & block_bit) != 0 && static_cast<int>(c) == O.block_comp) {
+        // inside the workspace's block, which lies inside the extent (kernel::blocked); the lane in the cursor
+        cur = st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + cs.lane;
+        end = cur + 1;
+      } else {
+        const I v =
+            st.var_val[var_index(D.comp_outer[c])] * I(D.comp_block[c]) + st.var_val[var_index(D.comp_inner[c])];
+        cur = v;
         end = v < st.extent[var_index(P.var)] ? v + 1 : v;
+      }
     } else if constexpr (P.merged[S] < 0) {
       cur = I(0);
       end = st.extent[var_index(P.var)];
@@ -1039,7 +1049,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       // with the prefetch, and without it where the statement's operands do
       // not call for it (a test per entry cost nsjac's unsorted product 13%,
       // for the code it keeps around the product loop).
-      const auto scan = [&]<bool Pf>(std::bool_constant<Pf>) {
+      const auto scan = [&]<bool Pf>(std::bool_constant<Pf>) TENSORLEV_LAMBDA_ALWAYS_INLINE {
         for (; cur[S] < end[S];) {
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
           if constexpr (Pf) prefetch_ahead<Dp, Abs, S>(st, cs, cur[S]);
@@ -1150,7 +1160,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     // (With the innermost loop's context the output takes i from inner.
     // body sees nest's Abs and inner the lattice case's, which adds access
     // bits only; leaf_loop does not depend on those.)
-    if constexpr (keep_var_val(P.var)) {
+    constexpr bool lane = (Abs & block_bit) != 0 && P.var == block_inner_var;
+    if constexpr (lane) {
+      cs.lane = i;  // the block workspace's lane: read below from the cursor only
+    } else if constexpr (keep_var_val(P.var)) {
       if (!leaf_loop<Dp, Abs>() || !has_leaf(parent)) st.var_val[var_index(P.var)] = i;
     }
     [&]<std::size_t... It>(std::index_sequence<It...>) {
@@ -1271,7 +1284,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         if constexpr ((Abs & block_bit) != 0 && P.var == block_inner_var)  // the target is the block workspace w[0] (kernel::blocked), i its lane
           (&tgt)[static_cast<std::size_t>(i)] += acc;
         else if constexpr ((Abs & block_bit) != 0)
-          (&tgt)[static_cast<std::size_t>(st.var_val[var_index(block_inner_var)])] += acc;
+          (&tgt)[static_cast<std::size_t>(cs.lane)] += acc;
         else
           to_output(st, cs, acc);
       } else {
@@ -1578,6 +1591,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           }(),
           ...);
     }(std::make_index_sequence<NA>{});
+    // A block_outer level's private variable runs over the blocks of its
+    // dimension, ceil(extent / B) (the device form's chunks of a loop over
+    // blocks: one a block, not one in all).
+    for (std::size_t a = 1; a < D.nacc; ++a)
+      for (std::size_t k = 0; k < D.acc[a].nlev; ++k) {
+        const level_desc& l = D.acc[a].lev[k];
+        if (l.map != map_kind::block_outer || l.block < 1 || l.dim >= D.acc[a].order) continue;
+        const I n = extent[var_index(D.acc[a].vars[l.dim])];
+        extent[var_index(l.var)] = static_cast<I>(n / I(l.block) + (n % I(l.block) != 0 ? 1 : 0));
+      }
   }
 
   static constexpr std::uint64_t dense_copies = [] {

@@ -6,7 +6,8 @@
 /// unless every component is written exactly once (`direct_store`).
 ///
 /// In parallel, chunks of loop 0 either write disjoint rows (`rows`: loop 0
-/// binds the output's first level) or each add into a private zeroed copy
+/// binds the output's first level, or the blocks of rows it is computed
+/// from: SELL, BCSR, CSB, grouped rows) or each add into a private zeroed copy
 /// of the output taken from a pool, the copies being added into the output
 /// afterwards over its components (`scatter`: CSC SpMV, transposed access).
 
