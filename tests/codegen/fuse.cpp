@@ -374,6 +374,8 @@ TEST(Fuse, BlocksOfRowsFuseInWholeBlocks) {
   for (int run = 0; run < 2; ++run) {
     const executor ex = run == 0 ? executor(serial) : second_executor();
     std::fill(q.values().begin(), q.values().end(), 99.0);
+    std::fill(x.values().begin(), x.values().end(), 99.0);
+    pq.value() = 99.0;
     fuse(ex, defer(q(i)) = A3(i, j) * p(j), defer(x(i)) = w.A(i, j) * p(j), defer(pq()) = q(i) * x(i));
     EXPECT_EQ(0u, tltest::count_mismatches<double>(q.values(), ref, "A3 p"));
     EXPECT_EQ(0u, tltest::count_mismatches<double>(x.values(), ref, "A4 p"));

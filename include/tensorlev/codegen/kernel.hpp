@@ -314,7 +314,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     leaf_ctx* lf = nullptr;  // set in the innermost loop while it runs with the context
   };
   struct no_leaf_link {};
-  struct no_lane {};
+  struct lane_link {
+    I lane;
+  };
+  struct no_lane_link {};
   // Each operand's position at its deepest bound level, and the end of the
   // segment (pos + 1 unless deduplicated). Passed by value down the loop
   // nest, so that after inlining the positions live in registers. So is
@@ -322,10 +325,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // in the state's var_val its store per lane would stay in the loop (the
   // state is memory the compiler cannot drop stores to), twice the stores
   // of the sums themselves in SELL's slot loop.
-  struct cursor : std::conditional_t<out_leaf, leaf_link, no_leaf_link> {
+  struct cursor : std::conditional_t<out_leaf, leaf_link, no_leaf_link>,
+                  std::conditional_t<(O.block >= 0), lane_link, no_lane_link> {
     I pos[NA];
     I hi[NA];
-    [[no_unique_address]] std::conditional_t<(O.block >= 0), I, no_lane> lane;
   };
 
   // Whether level k's coordinate of access a must be kept for the levels
