@@ -75,6 +75,19 @@ TEST(Hoist, PrintedLoopNest) {
   dense_t C({4, 2}), D({5, 2}), A({3, 2});
   const std::string s = loop_nest(A(i, r), B(i, k, l) * C(k, r) * -D(l, r), std::vector<std::string>{"A", "B", "C", "D"});
   EXPECT_NE(s.find("// hoisted: C multiplied once per k"), std::string::npos) << s;
+  EXPECT_NE(s.find("// r_extent in {8, 16, 32}: the loops below with r_extent a constant, and A's row summed over k "
+                   "in registers, added once (host code)"),
+            std::string::npos)
+      << s;
+  // Mode 2 (the output bound by loop k, the fibres' loop): constant widths, no buffered row.
+  dense_t A2({4, 2}), E({3, 2});
+  const std::string s2 = loop_nest(A2(k, r), B(i, k, l) * E(i, r) * D(l, r));
+  EXPECT_NE(s2.find("// r_extent in {8, 16, 32}: the loops below with r_extent a constant (host code)\n"),
+            std::string::npos)
+      << s2;
+  EXPECT_NE(s.find("double t[r_extent];  // the first entry the loops below reach stores, the others add"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("t[r] += B_vals[pB3] * -(D_vals[pD2]);"), std::string::npos) << s;
   EXPECT_NE(s.find("A_vals[pA2] += t[r] * C_vals[pC2];"), std::string::npos) << s;
   const auto Bc = pack<coo_tensor<3>>(coordinate_list<double, int>(std::vector<int>{3, 4, 5}));
@@ -161,7 +174,8 @@ void all_formats(int mode) {
   for_each_format<Tuple>([&](auto f) {
     using F = typename decltype(f)::type;
     for (const auto& e : std::vector<std::array<int, 4>>{
-             {0, 3, 3, 4}, {3, 0, 3, 4}, {3, 3, 0, 4}, {3, 3, 3, 0}, {1, 1, 1, 1}, {4, 5, 5, 3}, {6, 2, 7, 16}})
+             {0, 3, 3, 4}, {3, 0, 3, 4}, {3, 3, 0, 4}, {3, 3, 3, 0}, {1, 1, 1, 1}, {4, 5, 5, 3}, {6, 2, 7, 16},
+             {0, 2, 2, 8}, {3, 1, 4, 8}, {5, 4, 3, 32}, {1, 6, 1, 16}})
       bad += mttkrp_cases<F>(e[0], e[1], e[2], e[3], rng, mode);
   });
   EXPECT_EQ(bad, 0U);
@@ -250,7 +264,7 @@ std::size_t empty_fibres(int R, int mode) {
 TEST(Hoist, EmptyFibresAddNothing) {
   static_assert(plan_of<y_ir, mat_case<hash_rows>>().hoist == 1);
   std::size_t bad = 0;
-  for (const int R : {4, 257})
+  for (const int R : {4, 8, 16, 32, 257})
     for (const int mode : {0, 1}) {
       bad += empty_fibres<csr, 2>(R, mode) + empty_fibres<hash_rows, 2>(R, mode);
       bad += empty_fibres<dense_dense_hashed, 3>(R, mode) + empty_fibres<csf, 3>(R, mode) +
@@ -262,9 +276,9 @@ TEST(Hoist, EmptyFibresAddNothing) {
 // A hoisted factor over v alone (x(r): located from the root), and value
 // types other than double: float and int hoist; std::complex (a workspace
 // that needs construction) does not.
-TEST(Hoist, FactorOverVAloneAndValueTypes) {
+void factor_over_v_alone_and_value_types(int R) {
   std::mt19937_64 rng(3);
-  const int I = 4, K = 5, L = 6, R = 3;
+  const int I = 4, K = 5, L = 6;
   auto B = random_operand<csf>(std::array<int, 3>{I, K, L}, 0.5, rng);
   auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
   auto x = random_operand<dense_vector>(std::array<int, 1>{R}, 1.0, rng);
@@ -280,7 +294,7 @@ TEST(Hoist, FactorOverVAloneAndValueTypes) {
                                                       D.d[static_cast<std::size_t>(z * R + q)] * x.d[static_cast<std::size_t>(q)];
   dense_t A({I, R});
   A(i, r) = B.t(i, k, l) * D.t(l, r) * x.t(r);
-  EXPECT_EQ(count_mismatches<double>(A.values(), ref, "B*D*x"), 0U);
+  EXPECT_EQ(count_mismatches<double>(A.values(), ref, "B*D*x R=" + std::to_string(R)), 0U);
 
   // The same B and D as int and float (small integers: exact).
   auto typed = [&]<class V>(std::type_identity<V>) {
@@ -314,6 +328,9 @@ TEST(Hoist, FactorOverVAloneAndValueTypes) {
   static_assert(cstmt::O.hoist == -1);
   static_assert(tensorlev::cg::stmt<A_ir, mttkrp_t<csf>, false, 0>::O.hoist == 2);
 }
+TEST(Hoist, FactorOverVAloneAndValueTypes) {
+  for (const int R : {3, 16}) factor_over_v_alone_and_value_types(R);
+}
 
 // At the workspace's capacity (256) the loops hoist; above it they do not:
 // both give the reference.
@@ -325,6 +342,89 @@ TEST(Hoist, WorkspaceCapacity) {
   EXPECT_EQ(bad, 0U);
 }
 
+// The workspace is not zeroed per fibre: the first entry a fibre reaches
+// stores into it, the later ones add. Under an intersection (B and a second
+// sparse operand S at loop l) that first entry is often not the fibre's
+// first position, and some fibres reach none (they add nothing, and the
+// workspace keeps the last fibre's values, which must not leak into the
+// next one).
+template <class F>
+std::size_t intersected_fibres(int I, int K, int L, int R, double fill_s, std::mt19937_64& rng, int mode) {
+  auto B = random_operand<F>(std::array<int, 3>{I, K, L}, 0.6, rng);
+  auto S = random_operand<F>(std::array<int, 3>{I, K, L}, fill_s, rng);
+  auto C = random_operand<dense_row_major>(std::array<int, 2>{K, R}, 1.0, rng);
+  auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+  std::size_t bad = 0;
+  for (const bool add : {false, true}) {
+    dense_t A({I, R});
+    std::vector<double> ref(static_cast<std::size_t>(I * R));
+    for (std::size_t x = 0; x < ref.size(); ++x) A.values()[x] = add ? ref[x] = static_cast<double>(x % 5) - 2 : 7.0;
+    for (int x = 0; x < I; ++x)
+      for (int y = 0; y < K; ++y)
+        for (int z = 0; z < L; ++z) {
+          const auto e = static_cast<std::size_t>((x * K + y) * L + z);
+          for (int q = 0; q < R; ++q)
+            ref[static_cast<std::size_t>(x * R + q)] += B.d[e] * S.d[e] * C.d[static_cast<std::size_t>(y * R + q)] *
+                                                        D.d[static_cast<std::size_t>(z * R + q)];
+        }
+    run(mode, add, A(i, r), B.t(i, k, l) * S.t(i, k, l) * C.t(k, r) * D.t(l, r));
+    bad += count_mismatches<double>(A.values(), ref,
+                                    "B*S*C*D " + fname<F>() + (add ? " += " : " = ") + "R=" + std::to_string(R) +
+                                        " fill " + std::to_string(fill_s) + " mode " + std::to_string(mode));
+  }
+  return bad;
+}
+
+TEST(Hoist, FirstEntryStoresUnderAnIntersection) {
+  using BS = decltype(std::declval<B_ikl<csf>>() * std::declval<B_ikl<csf>>() * std::declval<C_kr>() *
+                      std::declval<D_lr>());
+  static_assert(plan_of<A_ir, BS>().hoist == 2);
+  std::mt19937_64 rng(29);
+  std::size_t bad = 0;
+  for (const double fill : {0.05, 0.3, 0.7})
+    for (const int R : {1, 3, 8, 16, 32})
+      for (const int mode : {0, 1, 2}) {
+        bad += intersected_fibres<csf>(9, 7, 11, R, fill, rng, mode);
+        bad += intersected_fibres<dense_sparse_sparse>(6, 5, 9, R, fill, rng, mode);
+      }
+  EXPECT_EQ(bad, 0U);
+}
+
+// An output without the fibres' variable, which is loop 0: A(r) = B(k,l) *
+// C(k,r) * D(l,r) hoists C out of the l loop and, at the constant widths,
+// sums A's row over all of loop 0 (or a chunk of it) before adding it.
+TEST(Hoist, RowBufferedOverLoopZero) {
+  using vec_t = tensor<double, dense_vector>;
+  using E = decltype(std::declval<const tensor<double, csr>&>()(k, l) * std::declval<C_kr>() * std::declval<D_lr>());
+  static_assert(plan_of<decltype(std::declval<vec_t&>()(r)), E>().hoist == 1);
+  std::mt19937_64 rng(31);
+  std::size_t bad = 0;
+  for (const int R : {3, 8, 16, 32})
+    for (const int mode : {0, 1, 2})
+      for (const auto& kl : std::vector<std::array<int, 2>>{{0, 4}, {1, 1}, {9, 7}, {40, 13}}) {
+        const int K = kl[0], L = kl[1];
+        auto B = random_operand<csr>(std::array<int, 2>{K, L}, 0.4, rng);
+        auto C = random_operand<dense_row_major>(std::array<int, 2>{K, R}, 1.0, rng);
+        auto D = random_operand<dense_row_major>(std::array<int, 2>{L, R}, 1.0, rng);
+        for (const bool add : {false, true}) {
+          vec_t A({R});
+          std::vector<double> ref(static_cast<std::size_t>(R), 0.0);
+          for (std::size_t q = 0; q < ref.size(); ++q) A.values()[q] = add ? ref[q] = static_cast<double>(q) - 1.5 : 9.0;
+          for (int y = 0; y < K; ++y)
+            for (int z = 0; z < L; ++z)
+              for (int q = 0; q < R; ++q)
+                ref[static_cast<std::size_t>(q)] += B.d[static_cast<std::size_t>(y * L + z)] *
+                                                    C.d[static_cast<std::size_t>(y * R + q)] *
+                                                    D.d[static_cast<std::size_t>(z * R + q)];
+          run(mode, add, A(r), B.t(k, l) * C.t(k, r) * D.t(l, r));
+          bad += count_mismatches<double>(A.values(), ref,
+                                          "A(r) R=" + std::to_string(R) + " K=" + std::to_string(K) + " mode " +
+                                              std::to_string(mode) + (add ? " +=" : " ="));
+        }
+      }
+  EXPECT_EQ(bad, 0U);
+}
+
 // Fourth order: C and D both hoisted out of the l loop.
 TEST(Hoist, Order4) {
   std::mt19937_64 rng(11);
@@ -333,7 +433,8 @@ TEST(Hoist, Order4) {
                                             std::declval<const dense_t&>()(j, r) * std::declval<C_kr>() *
                                             std::declval<D_lr>())>();
   static_assert(p.hoist == 3 && p.hoist_outer == ((tensorlev::cg::mask_t{1} << 2) | (tensorlev::cg::mask_t{1} << 3)));
-  for (const auto& e : std::vector<std::array<int, 5>>{{3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {4, 0, 3, 3, 2}}) {
+  for (const auto& e : std::vector<std::array<int, 5>>{
+           {3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {4, 0, 3, 3, 2}, {3, 4, 2, 5, 16}, {2, 3, 3, 2, 8}, {2, 2, 3, 3, 32}}) {
     const int I = e[0], J = e[1], K = e[2], L = e[3], R = e[4];
     auto B = random_operand<csf_tensor<4>>(std::array<int, 4>{I, J, K, L}, 0.3, rng);
     auto C = random_operand<dense_row_major>(std::array<int, 2>{J, R}, 1.0, rng);
@@ -349,9 +450,20 @@ TEST(Hoist, Order4) {
                                                           C.d[static_cast<std::size_t>(b * R + q)] *
                                                           D.d[static_cast<std::size_t>(c * R + q)] *
                                                           E.d[static_cast<std::size_t>(d * R + q)];
-    dense_t A({I, R});
-    A(i, r) = B.t(i, j, k, l) * C.t(j, r) * D.t(k, r) * E.t(l, r);
-    EXPECT_EQ(count_mismatches<double>(A.values(), ref, "order 4"), 0U);
+    for (const int mode : {0, 1})
+      for (const bool add : {false, true}) {
+        dense_t A({I, R});
+        std::vector<double> want = ref;
+        for (std::size_t x = 0; x < want.size(); ++x) {
+          A.values()[x] = add ? static_cast<double>(x % 3) : 5.0;
+          if (add) want[x] += static_cast<double>(x % 3);
+        }
+        run(mode, add, A(i, r), B.t(i, j, k, l) * C.t(j, r) * D.t(k, r) * E.t(l, r));
+        EXPECT_EQ(count_mismatches<double>(A.values(), want,
+                                           "order 4 R=" + std::to_string(R) + " mode " + std::to_string(mode) +
+                                               (add ? " +=" : " =")),
+                  0U);
+      }
   }
 }
 
@@ -369,7 +481,8 @@ TEST(Hoist, DenseOutputFormats) {
   static_assert(p3.hoist == 3 && p3.hoist_outer == (tensorlev::cg::mask_t{1} << 2));
   static_assert(plan_of<decltype(std::declval<Acm&>()(i, r)), mttkrp_t<csf>>().hoist == -1);
   std::size_t bad = 0;
-  for (const auto& e : std::vector<std::array<int, 5>>{{3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {0, 2, 2, 2, 2}, {2, 2, 3, 3, 0}})
+  for (const auto& e : std::vector<std::array<int, 5>>{
+           {3, 4, 2, 5, 6}, {1, 1, 1, 1, 1}, {0, 2, 2, 2, 2}, {2, 2, 3, 3, 0}, {3, 3, 4, 2, 16}, {2, 1, 3, 3, 8}})
     for (const bool add : {false, true}) {
       const int I = e[0], J = e[1], K = e[2], L = e[3], R = e[4];
       auto B = random_operand<csf_tensor<4>>(std::array<int, 4>{I, J, K, L}, 0.4, rng);

@@ -298,8 +298,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }(std::make_index_sequence<NA>{}),
                 "tensorlev: every tensor in a statement must use the same index type");
 
+  // first_bit and the hoisted sub-nest's width do not change a loop's plan.
   template <std::size_t Dp, mask_t Abs>
-  static constexpr const loop_plan& plan = base::template plan<Dp, Abs>;
+  static constexpr const loop_plan& plan = base::template plan<Dp, Abs & ~(first_bit | hoist_width_mask)>;
 
   // The innermost loop's context where the output keeps its row in locals
   // there (leaf_loop): that row, and the values of the operands bound
@@ -370,6 +371,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     I chunk_hi;
     typename output::data out;  // the output policy's state
     bool hoist_any;             // hoisted factors: the loops below the hoist reached an entry
+    bool fibre_any;             // hoisted factors, buffered output row: some fibre of loop O.hoist - 1 did
     bool pf[NA][ML + 1];        // whether access a's level k + 1 prefetches (choose_prefetch)
   };
 
@@ -510,6 +512,12 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       [&]<std::size_t... T>(std::index_sequence<T...>) {
         (loop_nest<Dp, Abs | O.term_others[T]>(st, cs, tgt), ...);
       }(std::make_index_sequence<O.nterms>{});
+    } else if constexpr (static_cast<int>(Dp) + 1 == O.hoist && (Abs & hoist_width_mask) == 0) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+      loop_nest<Dp, Abs>(st, cs, tgt);  // device threads: no per-thread workspace
+#else
+      fibres<Dp, Abs>(st, cs, tgt);
+#endif
     } else if constexpr (static_cast<int>(Dp) == O.hoist && (Abs & hoist_bit) == 0) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
       loop_nest<Dp, Abs>(st, cs, tgt);  // device threads: no per-thread workspace
@@ -587,22 +595,50 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // iteration of loop Dp - 1 hoists, fibres of one entry too: a runtime test
   // of the fibre's length (hoisting only where loop Dp runs twice or more)
   // was slower on FROSTT's FB15k-237, where 65% of the fibres hold one
-  // entry, than hoisting always (bench/README).
+  // entry, than hoisting always (bench/README). t is not zeroed: the first
+  // entry loop Dp reaches stores into it (first_bit; loop Dp + 1 is the
+  // last loop, over v through dense levels, so that entry writes every
+  // t(v)), later ones add. Zeroing it per fibre was a memset call per fibre
+  // (GCC turns the loop into one): 8% of CSF MTTKRP on FB15k-237.
   template <std::size_t Dp, mask_t Abs>
   static void hoisted(state& st, const cursor& cs, V& tgt) {
+    static_assert(Dp + 2 == O.n, "tensorlev: the hoisted sub-nest is loop n-2 over loop n-1 (plan_hoist)");
     constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
-    const I n = st.extent[VI];
-    if (static_cast<std::size_t>(n) > hoist_cap) {
-      loop_nest<Dp, Abs>(st, cs, tgt);
-      return;
+    if constexpr (constexpr int N = hoist_width(Abs); N != 0) {
+      // v's extent is N (fibres): t and, with the buffered output row, its
+      // sums w = tgt fit in registers.
+      constexpr mask_t Cb = (Abs & ~hoist_width_mask) | combine_bit;
+      V t[N];
+      st.hoist_any = false;
+      loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
+      if (st.hoist_any) {
+        if constexpr (buffered) st.fibre_any = true;
+        for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
+          if constexpr (buffered) {
+            // The output's position is located too, though unused here: with
+            // the hoisted factors' alone GCC 12 kept the row's sums in memory
+            // (FB15k-237, R = 16: 3.6 ms against 2.5; bench/README.md).
+            const cursor c = at_v<hoisted_accs | 1U>(st, cs, static_cast<I>(r));
+            (&tgt)[r] += t[r] * eval<E, 0, 1, Cb>(*st.expr, st, c);
+          } else {
+            const cursor c = at_v<hoisted_accs | 1U>(st, cs, static_cast<I>(r));
+            to_output(st, c, t[r] * eval<E, 0, 1, Cb>(*st.expr, st, c));
+          }
+        }
+      }
+    } else {
+      const I n = st.extent[VI];
+      if (static_cast<std::size_t>(n) > hoist_cap) {
+        loop_nest<Dp, Abs>(st, cs, tgt);
+        return;
+      }
+      V t[hoist_cap];
+      st.hoist_any = false;
+      loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
+      // A fibre without entries adds nothing: not even 0 * C(k,r), which is
+      // NaN where C(k,r) is not finite (the unhoisted loops never read C there).
+      if (st.hoist_any) combine<Abs>(st, cs, t, n);
     }
-    V t[hoist_cap];
-    for (I r = 0; r < n; ++r) t[static_cast<std::size_t>(r)] = V{};
-    st.hoist_any = false;
-    loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
-    // A fibre without entries adds nothing: not even 0 * C(k,r), which is
-    // NaN where C(k,r) is not finite (the unhoisted loops never read C there).
-    if (st.hoist_any) combine<Abs>(st, cs, t, n);
   }
 
   // Whether access a's last level binds the hoisted loop's variable v.
@@ -610,24 +646,94 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     return D.acc[a].nlev > 0 && D.acc[a].lev[D.acc[a].nlev - 1].var == O.vars[O.n - 1];
   }
 
+  // Whether the output row is summed in registers over loop O.hoist - 1 (its
+  // fibres): the output does not depend on that loop's variable, so its
+  // position (but v) is bound above it. As SPLATT's root kernel buffers a
+  // slice's row.
+  static constexpr bool buffer_row = [] {
+    if (O.hoist < 1) return false;
+    for (std::size_t k = 0; k < D.acc[0].order; ++k)
+      if (D.acc[0].vars[k] == O.vars[O.hoist - 1]) return false;
+    return true;
+  }();
+  // The row's sums w[N] are a plain array (hoisting already asks that of V).
+  static constexpr bool buffered = buffer_row && std::is_trivially_default_constructible_v<V>;
+
+  // The hoisted factors, and the accesses below the hoist depth (operands
+  // that are neither hoisted nor the output).
+  static constexpr mask_t hoisted_accs = O.hoist_outer;
+  static constexpr mask_t inner_accs = ((mask_t{1} << NA) - 1U) & ~(hoisted_accs | 1U);
+
+  // The cursor at v = r: the last levels of the accesses in Which (bit a:
+  // access a) that bind v, located there.
+  template <mask_t Which>
+  TENSORLEV_ALWAYS_INLINE static cursor at_v(const state& st, const cursor& cs, I r) {
+    cursor c = cs;
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      (
+          [&] {
+            if constexpr (((Which >> A) & 1U) != 0 && binds_hoist_var(A)) {
+              constexpr std::size_t K = D.acc[A].nlev - 1;
+              const located<I> loc = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), r);
+              c.pos[A] = loc.pos;
+              c.hi[A] = loc.pos + 1;
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<NA>{});
+    return c;
+  }
+
+  // Loop Dp = O.hoist - 1 (the fibres' loop): where v's extent is one of
+  // hoist_widths, its loops run with that extent as a constant (the
+  // workspace, the loop over v and the combine have constant trip counts),
+  // and with buffer_row the output row's sums stay in w across the fibres
+  // and go into the output once. Other extents run the loops as they are.
+  template <std::size_t Dp, mask_t Abs>
+  static void fibres(state& st, const cursor& cs, V& tgt) {
+    constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
+    const I n = st.extent[VI];
+    [&]<int... C>(std::integer_sequence<int, C...>) {
+      if (!((n == hoist_widths[C] && (fibres_fixed<Dp, Abs | hoist_width_bits(C + 1)>(st, cs, tgt), true)) || ...))
+        loop_nest<Dp, Abs>(st, cs, tgt);
+    }(std::make_integer_sequence<int, static_cast<int>(std::size(hoist_widths))>{});
+  }
+  template <std::size_t Dp, mask_t Abs>
+  static void fibres_fixed(state& st, const cursor& cs, V& tgt) {
+    constexpr int N = hoist_width(Abs);
+    if constexpr (buffered) {
+      V w[N];
+      for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) w[r] = V{};
+      st.fibre_any = false;
+      loop_nest<Dp, Abs>(st, cs, w[0]);
+      // A row no fibre reached gets nothing (as the unbuffered loops).
+      if (st.fibre_any)
+        for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
+          to_output(st, at_v<1U>(st, cs, static_cast<I>(r)), w[r]);
+    } else {
+      loop_nest<Dp, Abs>(st, cs, tgt);
+    }
+  }
+  // Loop n-1 under a fixed width: v = 0 .. N-1 with every level binding it
+  // located (plan_hoist: dense, full, always found), into the workspace t.
+  template <mask_t Abs>
+  TENSORLEV_ALWAYS_INLINE static void leaf_fixed(state& st, const cursor& cs, V& tgt) {
+    constexpr int N = hoist_width(Abs);
+    constexpr mask_t Ev = Abs & ~(first_bit | hoist_width_mask);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
+      if constexpr ((Abs & first_bit) != 0)
+        (&tgt)[r] = eval_root<Ev>(st, at_v<inner_accs>(st, cs, static_cast<I>(r)));
+      else
+        (&tgt)[r] += eval_root<Ev>(st, at_v<inner_accs>(st, cs, static_cast<I>(r)));
+    }
+  }
+
   // output(.., v) += t(v) * hoisted factors(.., v), for every v: the output
   // and the hoisted factors that bind v are located at v (dense levels).
   template <mask_t Abs>
   static void combine(state& st, const cursor& cs, const V* t, I n) {
     for (I r = 0; r < n; ++r) {
-      cursor c = cs;
-      [&]<std::size_t... A>(std::index_sequence<A...>) {
-        (
-            [&] {
-              if constexpr ((A == 0 || ((O.hoist_outer >> A) & 1U) != 0) && binds_hoist_var(A)) {
-                constexpr std::size_t K = D.acc[A].nlev - 1;
-                const located<I> loc = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), r);
-                c.pos[A] = loc.pos;
-                c.hi[A] = loc.pos + 1;
-              }
-            }(),
-            ...);
-      }(std::make_index_sequence<NA>{});
+      const cursor c = at_v<hoisted_accs | 1U>(st, cs, r);
       to_output(st, c, t[static_cast<std::size_t>(r)] * eval<E, 0, 1, Abs | combine_bit>(*st.expr, st, c));
     }
   }
@@ -702,7 +808,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         [&]<std::size_t... S>(std::index_sequence<S...>) {
           (init_slot<Dp, Abs, S>(st, cs, cur[S], end[S]), ...);
         }(std::make_index_sequence<NM>{});
-        if constexpr (Dp == 0 && Abs == 0 && par != par_kind::none) {
+        if constexpr (Dp == 0 && (Abs & ~hoist_width_mask) == 0 && par != par_kind::none) {
           if (st.chunked) {
             if constexpr (cut_by_coord) {
               [&]<std::size_t... S>(std::index_sequence<S...>) {
@@ -1270,7 +1376,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // Below the hoist depth: the target is the workspace t (plan_hoist
         // puts the output's last variable innermost, so i is its coordinate).
         static_assert(Dp + 1 == O.n);
-        (&tgt)[static_cast<std::size_t>(i)] += eval_root<Abs>(st, cs);
+        if constexpr ((Abs & first_bit) != 0)
+          (&tgt)[static_cast<std::size_t>(i)] = eval_root<Abs & ~first_bit>(st, cs);
+        else
+          (&tgt)[static_cast<std::size_t>(i)] += eval_root<Abs>(st, cs);
       } else if constexpr (P.out_done) {
         // The output's coordinates are bound: sum the remaining
         // (reduction) loops into a local and hand it to the output (a
@@ -1291,8 +1400,26 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         else
           to_output(st, cs, acc);
       } else {
-        if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) st.hoist_any = true;
-        next_loop<Dp + 1, Abs>(st, cs, tgt);
+        if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) {
+          // The fibre's first entry stores into the workspace t (hoisted).
+          if constexpr (hoist_width(Abs) != 0) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // set by fibres, host code only
+            if (st.hoist_any) {
+              leaf_fixed<Abs>(st, cs, tgt);
+            } else {
+              st.hoist_any = true;
+              leaf_fixed<Abs | first_bit>(st, cs, tgt);
+            }
+#endif
+          } else if (st.hoist_any) {
+            next_loop<Dp + 1, Abs>(st, cs, tgt);
+          } else {
+            st.hoist_any = true;
+            next_loop<Dp + 1, Abs | first_bit>(st, cs, tgt);
+          }
+        } else {
+          next_loop<Dp + 1, Abs>(st, cs, tgt);
+        }
         output::template after_inner<Dp>(st, cs);
       }
     }
@@ -1686,7 +1813,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   static state make_state(const Out& out, const E& e) {
-    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}, false, {}};
+    state st{std::tuple_cat(std::make_tuple(out.operand()), collect_operands(e)), &e, {}, {}, {}, false, I(0), I(0), {}, false, false, {}};
     check_dims(st, st.extent);
     choose_prefetch(st);
     return st;

@@ -388,6 +388,23 @@ constexpr void collect_terms(const stmt_desc& d, int n, order_plan& o) {
 // factors only).
 inline constexpr mask_t hoist_bit = mask_t{1} << 63;
 inline constexpr mask_t combine_bit = mask_t{1} << 62;
+// Below the hoist depth, the loops under the first entry that loop `hoist`
+// reaches in a fibre: they store into the workspace instead of adding (no
+// zeroing of t per fibre; SPLATT's first-entry initialisation).
+inline constexpr mask_t first_bit = mask_t{1} << 60;
+// Bits 56-57: the hoisted sub-nest runs with the constant extent
+// hoist_widths[code - 1] of v (kernel::fibres: chosen at run time where v's
+// extent is one of them), so that the workspace and the output row's sums
+// live in registers.
+inline constexpr int hoist_width_shift = 56;
+inline constexpr mask_t hoist_width_mask = mask_t{3} << hoist_width_shift;
+inline constexpr int hoist_widths[] = {8, 16, 32};
+static_assert(std::size(hoist_widths) <= 3, "tensorlev: hoist_widths are coded in two mask bits");
+constexpr mask_t hoist_width_bits(int code) { return static_cast<mask_t>(code) << hoist_width_shift; }
+constexpr int hoist_width(mask_t abs) {
+  const int code = static_cast<int>((abs & hoist_width_mask) >> hoist_width_shift);
+  return code == 0 ? 0 : hoist_widths[code - 1];
+}
 
 // Whether node n is a product of accesses, constants and negations.
 constexpr bool pure_product(const stmt_desc& d, int n) {

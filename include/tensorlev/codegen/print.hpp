@@ -134,6 +134,20 @@ struct printer {
       }
       return;
     }
+    if (static_cast<int>(depth) + 1 == o.hoist && (abs & hoist_bit) == 0) {
+      // kernel::fibres: the constant widths, and the buffered output row.
+      const std::string v = var_name(o.vars[o.n - 1]);
+      bool buffer = true;
+      for (std::size_t k = 0; k < d.acc[0].order; ++k)
+        if (d.acc[0].vars[k] == o.vars[depth]) buffer = false;
+      std::string widths;
+      for (const int w : hoist_widths) widths += (widths.empty() ? "" : ", ") + std::to_string(w);
+      line(indent, "// " + v + "_extent in {" + widths + "}: the loops below with " + v + "_extent a constant" +
+                       (buffer ? ", and " + names[0] + "'s row summed over " + var_name(o.vars[depth]) +
+                                     " in registers, added once"
+                               : std::string()) +
+                       " (host code)");
+    }
     if (static_cast<int>(depth) == o.hoist && (abs & hoist_bit) == 0) {
       const std::string v = var_name(o.vars[o.n - 1]);
       std::string hoisted;
@@ -141,7 +155,7 @@ struct printer {
         if ((o.hoist_outer >> a) & 1U) hoisted += (hoisted.empty() ? "" : ", ") + names[a];
       line(indent, "// hoisted: " + hoisted + " multiplied once per " + var_name(o.vars[depth - 1]) + " (" + v +
                        "_extent > 256, CUDA/HIP device code: not hoisted)");
-      line(indent, "double t[" + v + "_extent] = {};");
+      line(indent, "double t[" + v + "_extent];  // the first entry the loops below reach stores, the others add");
       emit_nest(depth, abs | hoist_bit, indent, "t");
       line(indent, "// only if the loops above reached an entry:");
       line(indent, "for (int " + v + " = 0; " + v + " < " + v + "_extent; ++" + v + ") {");
