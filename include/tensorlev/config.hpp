@@ -30,6 +30,24 @@
 #define TENSORLEV_PREFETCH(p) ((void)(p))
 #endif
 
+/// `TENSORLEV_HOIST_SPECIALIZE`: 1 where a hoisted sub-nest (CSF MTTKRP's,
+/// kernel::hoisted) is specialized for registers: the first entry a fibre
+/// reaches stores into the workspace (no zeroing per fibre), and where the
+/// rank is 8, 16 or 32 the last loops run with it a compile-time constant,
+/// summing the output's row over a slice's fibres (kernel::fibres). On by
+/// default with GCC, off with clang: clang 14 leaves that sub-nest's
+/// per-entry calls out of line, and there the specialized loops are 1.1x
+/// (first entry) to 1.4x (widths) slower than the general ones
+/// (bench/README.md, "MTTKRP: constant widths and the buffered row").
+/// Define it to 0 or 1 before including tensorlev to choose.
+#ifndef TENSORLEV_HOIST_SPECIALIZE
+#if defined(__GNUC__) && !defined(__clang__)
+#define TENSORLEV_HOIST_SPECIALIZE 1
+#else
+#define TENSORLEV_HOIST_SPECIALIZE 0
+#endif
+#endif
+
 #ifndef TENSORLEV_HOST_DEVICE
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define TENSORLEV_HOST_DEVICE __host__ __device__

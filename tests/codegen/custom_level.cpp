@@ -5,7 +5,8 @@
 // in coordinate order, and unused slots hold -1 and report "not found".
 // It is ordered and unique but neither full, compact, locatable nor
 // always-found, and it has no assembly capability: tensors are built from
-// its arrays directly.
+// its arrays directly. A second one (reversed rows) is locatable but not
+// contiguous, in the hoisted MTTKRP.
 #include "common.hpp"
 
 namespace {
@@ -107,6 +108,98 @@ TEST(CodegenCustomLevel, SpMVSumProductWithAPaddedLevel) {
         }
   EXPECT_EQ(bad, 0u);
   EXPECT_EQ(cases, 5u * 6u * 4u * 2u);
+}
+
+// A dense level stored back to front: locatable, full and always found,
+// but not contiguous (coordinate i at position p*n + n-1-i). As the factor
+// matrices' second level in MTTKRP it binds the hoisted variable r: the
+// hoisted sub-nest (kernel::hoisted, at_v_next) must locate each r, not
+// step positions by one.
+template <class I>
+class reversed_level {
+ public:
+  using index_type = I;
+  static constexpr std::string_view name = "reversed";
+  static constexpr bool is_full = true;
+  static constexpr bool is_ordered = false;
+  static constexpr bool is_unique = true;
+  static constexpr bool is_branchless = false;
+  static constexpr bool is_compact = true;
+  static constexpr bool always_found = true;
+  static constexpr bool needs_ancestors = false;
+
+  explicit reversed_level(I n) : n_(n) {}
+  [[nodiscard]] I dimension() const noexcept { return n_; }
+  [[nodiscard]] bounds<I> coord_bounds(ancestors<I>) const noexcept { return {I(0), n_}; }
+  [[nodiscard]] located<I> coord_access(I p, ancestors<I>, I i) const noexcept { return {p * n_ + (n_ - 1 - i), true}; }
+  [[nodiscard]] located<I> locate(I p, ancestors<I>, I i) const noexcept { return {p * n_ + (n_ - 1 - i), true}; }
+
+ private:
+  I n_;
+};
+struct reversed {
+  template <class I>
+  using level = reversed_level<I>;
+  [[maybe_unused]] static constexpr std::string_view name = "reversed";
+};
+struct reversed_rows : format<levels<dense<>, reversed>> {
+  [[maybe_unused]] static constexpr std::string_view name = "reversed rows";
+};
+static_assert(locatable_level<reversed_level<int>> && always_found_level<reversed_level<int>>);
+// MTTKRP over them hoists C(k, r) out of loop l, with r bound through the reversed level.
+constexpr tensorlev::index_var<'r'> r_{};
+static_assert(tensorlev::cg::make_order(
+                  tensorlev::cg::describe<decltype(std::declval<tensor<double, dense_row_major>&>()(i, r_)),
+                                          decltype(std::declval<const tensor<double, csf>&>()(i, k, l) *
+                                                   std::declval<const tensor<double, reversed_rows>&>()(k, r_) *
+                                                   std::declval<const tensor<double, reversed_rows>&>()(l, r_)),
+                                          false>(),
+                  0)
+                  .hoist == 2);
+
+// A dense m x n matrix (row-major values d) with its rows stored back to front.
+tensor<double, reversed_rows> to_reversed(int m, int n, const std::vector<double>& d) {
+  std::vector<double> v(d.size());
+  for (int a = 0; a < m; ++a)
+    for (int b = 0; b < n; ++b) v[static_cast<std::size_t>(a * n + (n - 1 - b))] = d[static_cast<std::size_t>(a * n + b)];
+  return tensor<double, reversed_rows>({m, n}, {dense_level<int>(m), reversed_level<int>(n)}, std::move(v));
+}
+
+TEST(CodegenCustomLevel, HoistedMttkrpThroughALevelThatIsNotContiguous) {
+  constexpr auto r = r_;
+  std::mt19937_64 rng(62);
+  std::size_t bad = 0, cases = 0;
+  // R = 3 runs the general hoisted loops; 8 and 16 the constant widths
+  // (TENSORLEV_HOIST_SPECIALIZE, GCC by default).
+  for (int R : {3, 8, 16})
+    for (const std::array<int, 3> dims : {std::array<int, 3>{4, 5, 6}, std::array<int, 3>{1, 1, 1},
+                                          std::array<int, 3>{3, 0, 2}, std::array<int, 3>{6, 3, 7}})
+      for (double f : {0.2, 0.6}) {
+        auto B = random_operand<csf>(dims, f, rng);
+        auto C = random_operand<dense_row_major>(std::array<int, 2>{dims[1], R}, 1.0, rng);
+        auto D = random_operand<dense_row_major>(std::array<int, 2>{dims[2], R}, 1.0, rng);
+        const auto Cr = to_reversed(dims[1], R, C.d);
+        const auto Dr = to_reversed(dims[2], R, D.d);
+        std::vector<double> ref(static_cast<std::size_t>(dims[0] * R), 0.0);
+        for (int a = 0; a < dims[0]; ++a)
+          for (int b = 0; b < dims[1]; ++b)
+            for (int c = 0; c < dims[2]; ++c)
+              for (int x = 0; x < R; ++x)
+                ref[static_cast<std::size_t>(a * R + x)] += B.d[static_cast<std::size_t>((a * dims[1] + b) * dims[2] + c)] *
+                                                            C.d[static_cast<std::size_t>(b * R + x)] *
+                                                            D.d[static_cast<std::size_t>(c * R + x)];
+        const std::string tag = "R " + std::to_string(R) + " " + std::to_string(dims[0]) + "x" +
+                                std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " fill " + std::to_string(f);
+        tensor<double, dense_row_major> A({dims[0], R});
+        A(i, r) = B.t(i, k, l) * Cr(k, r) * Dr(l, r);
+        bad += count_mismatches<double>(A.values(), ref, "A = B C D, C and D reversed, " + tag);
+        A(i, r) += B.t(i, k, l) * C.t(k, r) * Dr(l, r);
+        for (double& e : ref) e *= 2.0;
+        bad += count_mismatches<double>(A.values(), ref, "A += B C D, D reversed, " + tag);
+        ++cases;
+      }
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(cases, 3u * 4u * 2u);
 }
 
 TEST(CodegenCustomLevel, LoopNestPrintsTheLevelAsCalls) {

@@ -61,6 +61,7 @@ struct level_desc {
   bool insertable = false, appendable = false;
   bool needs_ancestors = true;  // its functions read the coordinates of the levels above
   bool long_ranges = false;     // a hint: long runs of positions per parent (split_sum)
+  bool contiguous = false;      // locate(p, a, i).pos == locate(p, a, 0).pos + i (kernel::at_v_next)
   // Level maps other than mode<d> (DIA's diagonal, ELL's slot, blocks) bind
   // a private variable of their own (var < ' '), iterated only by this
   // level. A block_inner level also computes its logical variable:
@@ -141,6 +142,7 @@ constexpr level_desc describe_level(char var) {
   d.appendable = appendable_level<L> || scanned_level<L> || coordinate_array_level<L>;
   if constexpr (requires { L::needs_ancestors; }) d.needs_ancestors = L::needs_ancestors;
   if constexpr (requires { L::long_ranges; }) d.long_ranges = L::long_ranges;
+  if constexpr (requires { L::contiguous; }) d.contiguous = L::contiguous;
   return d;
 }
 

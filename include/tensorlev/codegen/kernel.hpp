@@ -14,6 +14,7 @@
 
 #include <type_traits>
 
+#include "../config.hpp"
 #include "output/append.hpp"
 #include "output/assemble.hpp"
 #include "output/common.hpp"
@@ -512,7 +513,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       [&]<std::size_t... T>(std::index_sequence<T...>) {
         (loop_nest<Dp, Abs | O.term_others[T]>(st, cs, tgt), ...);
       }(std::make_index_sequence<O.nterms>{});
-    } else if constexpr (static_cast<int>(Dp) + 1 == O.hoist && (Abs & hoist_width_mask) == 0) {
+    } else if constexpr (TENSORLEV_HOIST_SPECIALIZE && static_cast<int>(Dp) + 1 == O.hoist && (Abs & hoist_width_mask) == 0) {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
       loop_nest<Dp, Abs>(st, cs, tgt);  // device threads: no per-thread workspace
 #else
@@ -595,13 +596,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // iteration of loop Dp - 1 hoists, fibres of one entry too: a runtime test
   // of the fibre's length (hoisting only where loop Dp runs twice or more)
   // was slower on FROSTT's FB15k-237, where 65% of the fibres hold one
-  // entry, than hoisting always (bench/README). t is not zeroed: the first
+  // entry, than hoisting always (bench/README). With
+  // TENSORLEV_HOIST_SPECIALIZE (config.hpp) t is not zeroed: the first
   // entry loop Dp reaches stores into it (first_bit; loop Dp + 1 is the
   // last loop, over v through dense levels, so that entry writes every
   // t(v)), later ones add. Zeroing it per fibre was a memset call per fibre
-  // (GCC turns the loop into one): 8% of CSF MTTKRP on FB15k-237.
+  // (GCC turns the loop into one): 8% of CSF MTTKRP on FB15k-237 with GCC;
+  // with clang 14 the flag per entry costs more than that. Always inlined:
+  // called once per fibre, and out of line GCC kept the buffered row's sums
+  // (fibres_fixed's w) in memory.
   template <std::size_t Dp, mask_t Abs>
-  static void hoisted(state& st, const cursor& cs, V& tgt) {
+  TENSORLEV_ALWAYS_INLINE static void hoisted(state& st, const cursor& cs, V& tgt) {
     static_assert(Dp + 2 == O.n, "tensorlev: the hoisted sub-nest is loop n-2 over loop n-1 (plan_hoist)");
     constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
     if constexpr (constexpr int N = hoist_width(Abs); N != 0) {
@@ -613,15 +618,21 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
       if (st.hoist_any) {
         if constexpr (buffered) st.fibre_any = true;
-        for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
-          if constexpr (buffered) {
-            // The output's position is located too, though unused here: with
-            // the hoisted factors' alone GCC 12 kept the row's sums in memory
-            // (FB15k-237, R = 16: 3.6 ms against 2.5; bench/README.md).
-            const cursor c = at_v<hoisted_accs | 1U>(st, cs, static_cast<I>(r));
-            (&tgt)[r] += t[r] * eval<E, 0, 1, Cb>(*st.expr, st, c);
-          } else {
-            const cursor c = at_v<hoisted_accs | 1U>(st, cs, static_cast<I>(r));
+        const cursor c0 = at_v<hoisted_accs | 1U>(st, cs, I(0));
+        if constexpr (buffered) {
+          // The products go into a local array first, then into the row's
+          // sums: summed straight into tgt (w, the caller's), every store
+          // might alias the factors' values, reloaded per r. The output's
+          // position is stepped too, though unused here: without it GCC 12
+          // kept the row's sums in memory (FB15k-237, R = 16: 3.4 ms
+          // against 1.9; bench/README.md).
+          V s[N];
+          for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
+            s[r] = t[r] * eval<E, 0, 1, Cb>(*st.expr, st, at_v_next<hoisted_accs | 1U>(st, cs, c0, static_cast<I>(r)));
+          for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) (&tgt)[r] += s[r];
+        } else {
+          for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
+            const cursor c = at_v_next<hoisted_accs | 1U>(st, cs, c0, static_cast<I>(r));
             to_output(st, c, t[r] * eval<E, 0, 1, Cb>(*st.expr, st, c));
           }
         }
@@ -633,6 +644,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         return;
       }
       V t[hoist_cap];
+      if constexpr (!TENSORLEV_HOIST_SPECIALIZE)
+        for (I r = 0; r < n; ++r) t[static_cast<std::size_t>(r)] = V{};
       st.hoist_any = false;
       loop_nest<Dp, Abs | hoist_bit>(st, cs, t[0]);
       // A fibre without entries adds nothing: not even 0 * C(k,r), which is
@@ -684,6 +697,29 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     return c;
   }
 
+  // The cursor at v = r from c0, the cursor at v = 0 (at_v<Which>): a
+  // contiguous level's position is c0's plus r (no multiplication per r);
+  // other levels locate r.
+  template <mask_t Which>
+  TENSORLEV_ALWAYS_INLINE static cursor at_v_next(const state& st, const cursor& cs, const cursor& c0, I r) {
+    cursor c = c0;
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      (
+          [&] {
+            if constexpr (((Which >> A) & 1U) != 0 && binds_hoist_var(A)) {
+              constexpr std::size_t K = D.acc[A].nlev - 1;
+              if constexpr (D.acc[A].lev[K].contiguous)
+                c.pos[A] = c0.pos[A] + r;
+              else
+                c.pos[A] = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), r).pos;
+              c.hi[A] = c.pos[A] + 1;
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<NA>{});
+    return c;
+  }
+
   // Loop Dp = O.hoist - 1 (the fibres' loop): where v's extent is one of
   // hoist_widths, its loops run with that extent as a constant (the
   // workspace, the loop over v and the combine have constant trip counts),
@@ -720,11 +756,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   TENSORLEV_ALWAYS_INLINE static void leaf_fixed(state& st, const cursor& cs, V& tgt) {
     constexpr int N = hoist_width(Abs);
     constexpr mask_t Ev = Abs & ~(first_bit | hoist_width_mask);
+    // As in hoisted: the values into a local array, then into t (through
+    // tgt, every store might alias the operands' values).
+    const cursor c0 = at_v<inner_accs>(st, cs, I(0));
+    V s[N];
+    for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
+      s[r] = eval_root<Ev>(st, at_v_next<inner_accs>(st, cs, c0, static_cast<I>(r)));
     for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
       if constexpr ((Abs & first_bit) != 0)
-        (&tgt)[r] = eval_root<Ev>(st, at_v<inner_accs>(st, cs, static_cast<I>(r)));
+        (&tgt)[r] = s[r];
       else
-        (&tgt)[r] += eval_root<Ev>(st, at_v<inner_accs>(st, cs, static_cast<I>(r)));
+        (&tgt)[r] += s[r];
     }
   }
 
@@ -1411,6 +1453,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
               leaf_fixed<Abs | first_bit>(st, cs, tgt);
             }
 #endif
+          } else if constexpr (!TENSORLEV_HOIST_SPECIALIZE) {
+            st.hoist_any = true;  // t is zeroed (hoisted)
+            next_loop<Dp + 1, Abs>(st, cs, tgt);
           } else if (st.hoist_any) {
             next_loop<Dp + 1, Abs>(st, cs, tgt);
           } else {

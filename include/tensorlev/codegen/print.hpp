@@ -134,7 +134,7 @@ struct printer {
       }
       return;
     }
-    if (static_cast<int>(depth) + 1 == o.hoist && (abs & hoist_bit) == 0) {
+    if (TENSORLEV_HOIST_SPECIALIZE && static_cast<int>(depth) + 1 == o.hoist && (abs & hoist_bit) == 0) {
       // kernel::fibres: the constant widths, and the buffered output row.
       const std::string v = var_name(o.vars[o.n - 1]);
       bool buffer = true;
@@ -155,7 +155,9 @@ struct printer {
         if ((o.hoist_outer >> a) & 1U) hoisted += (hoisted.empty() ? "" : ", ") + names[a];
       line(indent, "// hoisted: " + hoisted + " multiplied once per " + var_name(o.vars[depth - 1]) + " (" + v +
                        "_extent > 256, CUDA/HIP device code: not hoisted)");
-      line(indent, "double t[" + v + "_extent];  // the first entry the loops below reach stores, the others add");
+      line(indent, TENSORLEV_HOIST_SPECIALIZE
+                       ? "double t[" + v + "_extent];  // the first entry the loops below reach stores, the others add"
+                       : "double t[" + v + "_extent] = {};");
       emit_nest(depth, abs | hoist_bit, indent, "t");
       line(indent, "// only if the loops above reached an entry:");
       line(indent, "for (int " + v + " = 0; " + v + " < " + v + "_extent; ++" + v + ") {");

@@ -24,6 +24,9 @@ class dense_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// locate(p, a, i).pos is locate(p, a, 0).pos + i: a kernel steps a
+  /// position by one for the next coordinate instead of locating it.
+  static constexpr bool contiguous = true;
   /// Its level functions ignore the ancestors' coordinates (the generator
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;

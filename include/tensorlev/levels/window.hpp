@@ -32,6 +32,9 @@ class window_level {
   static constexpr bool is_branchless = false;
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
+  /// locate(p, a, i).pos is locate(p, a, 0).pos + i: a kernel steps a
+  /// position by one for the next coordinate instead of locating it.
+  static constexpr bool contiguous = true;
   static constexpr bool needs_ancestors = false;
   static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
     const std::string L(l), A(a), B(b);
