@@ -37,9 +37,11 @@
 /// summing the output's row over a slice's fibres (kernel::fibres). On by
 /// default with GCC, off with clang: clang 14 leaves that sub-nest's
 /// per-entry calls out of line, and there the specialized loops are 1.1x
-/// (first entry) to 1.4x (widths) slower than the general ones
+/// (first entry) to 1.25x (widths) slower than the general ones
 /// (bench/README.md, "MTTKRP: constant widths and the buffered row").
-/// Define it to 0 or 1 before including tensorlev to choose.
+/// Define it to 0 or 1 before including tensorlev to choose; files of one
+/// program may differ in it (the kernels of each setting are distinct
+/// types, kernel.hpp).
 #ifndef TENSORLEV_HOIST_SPECIALIZE
 #if defined(__GNUC__) && !defined(__clang__)
 #define TENSORLEV_HOIST_SPECIALIZE 1

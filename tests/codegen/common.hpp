@@ -75,6 +75,21 @@ std::size_t count_mismatches(std::span<const V> got, const std::vector<V>& ref, 
   return bad;
 }
 
+/// Mode-0 MTTKRP over dense row-major references: A(i, r) = sum over k, l
+/// of B(i, k, l) * C(k, r) * D(l, r), with B of extents dims and rank R.
+inline std::vector<double> mttkrp_reference(const std::array<int, 3>& dims, int R, const std::vector<double>& B,
+                                            const std::vector<double>& C, const std::vector<double>& D) {
+  std::vector<double> A(static_cast<std::size_t>(dims[0] * R), 0.0);
+  for (int a = 0; a < dims[0]; ++a)
+    for (int b = 0; b < dims[1]; ++b)
+      for (int c = 0; c < dims[2]; ++c)
+        for (int x = 0; x < R; ++x)
+          A[static_cast<std::size_t>(a * R + x)] += B[static_cast<std::size_t>((a * dims[1] + b) * dims[2] + c)] *
+                                                    C[static_cast<std::size_t>(b * R + x)] *
+                                                    D[static_cast<std::size_t>(c * R + x)];
+  return A;
+}
+
 /// Which components a tensor stores (its structure, explicit zeros included).
 template <class V, class F, class I>
 std::vector<char> stored_pattern(const tensor<V, F, I>& t) {

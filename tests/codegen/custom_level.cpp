@@ -180,14 +180,7 @@ TEST(CodegenCustomLevel, HoistedMttkrpThroughALevelThatIsNotContiguous) {
         auto D = random_operand<dense_row_major>(std::array<int, 2>{dims[2], R}, 1.0, rng);
         const auto Cr = to_reversed(dims[1], R, C.d);
         const auto Dr = to_reversed(dims[2], R, D.d);
-        std::vector<double> ref(static_cast<std::size_t>(dims[0] * R), 0.0);
-        for (int a = 0; a < dims[0]; ++a)
-          for (int b = 0; b < dims[1]; ++b)
-            for (int c = 0; c < dims[2]; ++c)
-              for (int x = 0; x < R; ++x)
-                ref[static_cast<std::size_t>(a * R + x)] += B.d[static_cast<std::size_t>((a * dims[1] + b) * dims[2] + c)] *
-                                                            C.d[static_cast<std::size_t>(b * R + x)] *
-                                                            D.d[static_cast<std::size_t>(c * R + x)];
+        std::vector<double> ref = mttkrp_reference(dims, R, B.d, C.d, D.d);
         const std::string tag = "R " + std::to_string(R) + " " + std::to_string(dims[0]) + "x" +
                                 std::to_string(dims[1]) + "x" + std::to_string(dims[2]) + " fill " + std::to_string(f);
         tensor<double, dense_row_major> A({dims[0], R});

@@ -274,6 +274,58 @@ TEST(Hoist, EmptyFibresAddNothing) {
   EXPECT_EQ(bad, 0U);
 }
 
+// A row of the output that no fibre reaches gets nothing under +=, not even
+// +0.0 (which would turn its -0.0 into +0.0): the buffered row (R = 8, 16)
+// is added only where some fibre of the slice ran (fibre_any), and the
+// general loops (R = 4) never touch it. Rows 1 and 3 of B are empty; row
+// 4's fibres hold entries, but none meets S (y + z odd).
+TEST(Hoist, RowsNoFibreReachesKeepTheirValue) {
+  std::size_t bad = 0;
+  for (const int R : {4, 8, 16})
+    for (const int mode : {0, 1}) {
+      const int n = 5;
+      coordinate_list<double, int> list(std::vector<int>{n, n, n});
+      for (int x : {0, 2})
+        for (int y = 0; y < n; ++y) list.push_back({x, y, (x + 2 * y) % n}, 1.0 + x + y);
+      for (int y = 0; y < 4; ++y) list.push_back({4, y, y + 1}, 3.0 + y);
+      const auto B = pack<csf>(list);
+      // S(k, l): where k + l is even.
+      coordinate_list<double, int> slist(std::vector<int>{n, n});
+      for (int y = 0; y < n; ++y)
+        for (int z = 0; z < n; ++z)
+          if ((y + z) % 2 == 0) slist.push_back({y, z}, 1.0);
+      const auto S = pack<csr>(slist);
+      dense_t C({n, R}), D({n, R}), A({n, R});
+      for (std::size_t e = 0; e < C.values().size(); ++e) C.values()[e] = 1.0 + static_cast<double>(e % 7);
+      for (std::size_t e = 0; e < D.values().size(); ++e) D.values()[e] = 2.0 - static_cast<double>(e % 3);
+      std::vector<double> ref(A.values().size(), 0.0);
+      std::vector<bool> reached(static_cast<std::size_t>(n), false);
+      for (std::size_t e = 0; e < list.size(); ++e) {
+        const auto c = list.coords(e);
+        if ((c[1] + c[2]) % 2 != 0) continue;
+        reached[static_cast<std::size_t>(c[0])] = true;
+        for (int q = 0; q < R; ++q)
+          ref[static_cast<std::size_t>(c[0] * R + q)] += list.value(e) * C.values()[static_cast<std::size_t>(c[1] * R + q)] *
+                                                         D.values()[static_cast<std::size_t>(c[2] * R + q)];
+      }
+      for (double& e : A.values()) e = -0.0;
+      run(mode, true, A(i, r), B(i, k, l) * S(k, l) * C(k, r) * D(l, r));
+      for (int x = 0; x < n; ++x)
+        for (int q = 0; q < R; ++q) {
+          const double got = A.values()[static_cast<std::size_t>(x * R + q)];
+          const bool ok = reached[static_cast<std::size_t>(x)]
+                              ? got == ref[static_cast<std::size_t>(x * R + q)]
+                              : (got == 0.0 && std::signbit(got));
+          if (!ok) {
+            ++bad;
+            ADD_FAILURE() << "R=" << R << " mode " << mode << " row " << x << " r " << q << ": " << got;
+          }
+        }
+      EXPECT_TRUE(reached[0] && reached[2] && !reached[1] && !reached[3] && !reached[4]);
+    }
+  EXPECT_EQ(bad, 0U);
+}
+
 // A hoisted factor over v alone (x(r): located from the root), and value
 // types other than double: float and int hoist; std::complex (a workspace
 // that needs construction) does not.

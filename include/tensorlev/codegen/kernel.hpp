@@ -254,6 +254,18 @@ struct output_leaf<Output, true> {
   using type = typename Output::leaf;
 };
 
+// The kernel template in an inline namespace named after the settings that
+// change its functions' bodies (TENSORLEV_HOIST_SPECIALIZE): translation
+// units built with different settings (a GCC one and a clang one, or a -D)
+// instantiate differently named kernels, so the linker never mixes one
+// setting's functions with the other's (the specialized hoisted sub-nest
+// leaves t unzeroed for loops that store the first entry).
+#if TENSORLEV_HOIST_SPECIALIZE
+#define TENSORLEV_KERNEL_ABI hoist_specialized
+#else
+#define TENSORLEV_KERNEL_ABI hoist_general
+#endif
+inline namespace TENSORLEV_KERNEL_ABI {
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   using base = stmt<Out, E, Accumulate, Pre, Order...>;
@@ -751,7 +763,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
   // Loop n-1 under a fixed width: v = 0 .. N-1 with every level binding it
-  // located (plan_hoist: dense, full, always found), into the workspace t.
+  // located (plan_hoist: full, locatable, always found, unique), into the
+  // workspace t.
   template <mask_t Abs>
   TENSORLEV_ALWAYS_INLINE static void leaf_fixed(state& st, const cursor& cs, V& tgt) {
     constexpr int N = hoist_width(Abs);
@@ -1445,7 +1458,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) {
           // The fibre's first entry stores into the workspace t (hoisted).
           if constexpr (hoist_width(Abs) != 0) {
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)  // set by fibres, host code only
+          // Width bits are set by fibres, host code only: in device code
+          // loop runs the fibres' loop as loop_nest, so no width reaches here.
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
             if (st.hoist_any) {
               leaf_fixed<Abs>(st, cs, tgt);
             } else {
@@ -1955,6 +1970,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 };
+}  // inline namespace TENSORLEV_KERNEL_ABI
 
 // ---- statements: split top-level terms whose reductions differ ---------------
 //

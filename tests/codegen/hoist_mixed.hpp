@@ -1,0 +1,35 @@
+#pragma once
+// test_codegen_hoist_mixed: one MTTKRP statement instantiated in two
+// translation units, one with TENSORLEV_HOIST_SPECIALIZE on and one with it
+// off (as a program mixing GCC- and clang-built files would). The kernels
+// live in inline namespaces named after the setting (kernel.hpp), so the
+// linker cannot hand the specialized hoisted sub-nest (which leaves its
+// workspace unzeroed) the general loops that add into it.
+#include "common.hpp"
+#include <string>
+#include <typeinfo>
+
+namespace tltest::hoist_mixed {
+using namespace tensorlev::indices;
+using dense_t = tensor<double, dense_row_major>;
+inline constexpr tensorlev::index_var<'r'> r{};
+
+inline void mttkrp(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add) {
+  if (add)
+    A(i, r) += B(i, k, l) * C(k, r) * D(l, r);
+  else
+    A(i, r) = B(i, k, l) * C(k, r) * D(l, r);
+}
+
+// The statement's kernel type, as this translation unit names it.
+using kernel_t = tensorlev::cg::kernel<decltype(std::declval<dense_t&>()(i, r)),
+                                       decltype(std::declval<const tensor<double, csf>&>()(i, k, l) *
+                                                std::declval<const dense_t&>()(k, r) *
+                                                std::declval<const dense_t&>()(l, r)),
+                                       false, 0>;
+inline std::string kernel_name() { return typeid(kernel_t).name(); }
+
+// In hoist_mixed_general.cpp (the setting off).
+void mttkrp_general(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add);
+std::string kernel_name_general();
+}  // namespace tltest::hoist_mixed
