@@ -1,6 +1,6 @@
 // One program, two settings of TENSORLEV_HOIST_SPECIALIZE (hoist_mixed.hpp):
 // this file has it on, hoist_mixed_general.cpp off; the same statements run
-// through both and match a dense reference, at ranks that take the
+// from both files and match a dense reference, at ranks that take the
 // constant widths (8, 16) and ones that do not (5).
 #define TENSORLEV_HOIST_SPECIALIZE 1
 #include "hoist_mixed.hpp"

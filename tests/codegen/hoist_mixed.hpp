@@ -4,7 +4,11 @@
 // off (as a program mixing GCC- and clang-built files would). The kernels
 // live in inline namespaces named after the setting (kernel.hpp), so the
 // linker cannot hand the specialized hoisted sub-nest (which leaves its
-// workspace unzeroed) the general loops that add into it.
+// workspace unzeroed) the general loops that add into it. (The statement's
+// assignment operator, outside the kernel, is one function for both files:
+// which setting's kernel a statement runs in such a program is the
+// linker's choice; each kernel is whole.) The helpers below are in an
+// unnamed namespace: each file's own, naming its own kernel type.
 #include "common.hpp"
 #include <string>
 #include <typeinfo>
@@ -14,7 +18,8 @@ using namespace tensorlev::indices;
 using dense_t = tensor<double, dense_row_major>;
 inline constexpr tensorlev::index_var<'r'> r{};
 
-inline void mttkrp(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add) {
+namespace {
+void mttkrp(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add) {
   if (add)
     A(i, r) += B(i, k, l) * C(k, r) * D(l, r);
   else
@@ -27,7 +32,8 @@ using kernel_t = tensorlev::cg::kernel<decltype(std::declval<dense_t&>()(i, r)),
                                                 std::declval<const dense_t&>()(k, r) *
                                                 std::declval<const dense_t&>()(l, r)),
                                        false, 0>;
-inline std::string kernel_name() { return typeid(kernel_t).name(); }
+std::string kernel_name() { return typeid(kernel_t).name(); }
+}  // namespace
 
 // In hoist_mixed_general.cpp (the setting off).
 void mttkrp_general(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add);
