@@ -34,6 +34,7 @@
 #include "levels/offset.hpp"
 #include "levels/range.hpp"
 #include "levels/singleton.hpp"
+#include "levels/strided.hpp"
 
 namespace tensorlev {
 

@@ -39,6 +39,16 @@ struct dense_row_major : format<levels<dense<>, dense<>>> {
 struct dense_col_major : format<levels<dense<>, dense<>>, modes<1, 0>> {
   static constexpr std::string_view name = "dense column-major";
 };
+/// Row-major dense matrix whose rows are a stride apart (strided_level): a
+/// view of a submatrix of a larger array, BLAS's leading dimension
+/// (`dense_view(rows, cols, ld, values)`).
+struct strided_row_major : format<levels<dense<>, strided<>>> {
+  static constexpr std::string_view name = "strided row-major";
+};
+/// Column-major dense matrix whose columns are a stride apart.
+struct strided_col_major : format<levels<dense<>, strided<>>, modes<1, 0>> {
+  static constexpr std::string_view name = "strided column-major";
+};
 /// Coordinate matrix, struct of arrays (row crd array, column crd array).
 struct coo : format<levels<compressed_nonunique, singleton<>>> {
   static constexpr std::string_view name = "COO";

@@ -902,16 +902,23 @@ class fusion {
     KX::output::begin_chunk(local, c);
     if constexpr (info_t<X>::role == fuse_role::rows && !info_t<X>::accumulate && !KX::direct_store) {
       auto* o = std::get<0>(local.ops);
-      const auto vals = o->values();
-      // Rows held: all of them, or a temporary's window.
-      long long first = 0, held = info_[X].extent;
-      if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) {
-        first = static_cast<long long>(o->template level<0>().first());
-        held = static_cast<long long>(o->template level<0>().length());
+      using OT = std::remove_pointer_t<decltype(o)>;
+      if constexpr (detail::has_gaps_v<OT>) {
+        // A strided view: its rows' components, not the gaps between them.
+        using OI = typename OT::index_type;
+        detail::zero_components<0>(*o, OI(0), static_cast<OI>(lo), static_cast<OI>(hi));
+      } else {
+        const auto vals = o->values();
+        // Rows held: all of them, or a temporary's window.
+        long long first = 0, held = info_[X].extent;
+        if constexpr (detail::is_temporary_v<typename KX::template op_t<0>>) {
+          first = static_cast<long long>(o->template level<0>().first());
+          held = static_cast<long long>(o->template level<0>().length());
+        }
+        const std::size_t stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
+        std::fill(vals.data() + static_cast<std::size_t>(lo - first) * stride,
+                  vals.data() + static_cast<std::size_t>(hi - first) * stride, V{});
       }
-      const std::size_t stride = held > 0 ? vals.size() / static_cast<std::size_t>(held) : 0;
-      std::fill(vals.data() + static_cast<std::size_t>(lo - first) * stride,
-                vals.data() + static_cast<std::size_t>(hi - first) * stride, V{});
     }
     V acc{};
     KX::template loop<0, 0>(local, KX::root_cursor(), acc);

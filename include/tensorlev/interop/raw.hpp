@@ -221,6 +221,44 @@ template <dense_layout Layout = dense_layout::row_major, class Ix = std::int32_t
   return detail::dense_over<F>(std::array<I, 2>{m, n}, v);
 }
 
+/// A dense matrix (rows x cols) whose rows (columns, col_major) start `ld`
+/// values apart, ld >= cols (rows): a submatrix of a larger array, as BLAS
+/// takes it with a leading dimension, without copying. The values run from
+/// the first component to the last, (rows - 1) * ld + cols of them
+/// (row-major; a range argument may hold more); the ones between rows are
+/// not read, and not written (an `=` into it writes its components only).
+template <dense_layout Layout = dense_layout::row_major, class Ix = std::int32_t, detail::raw_array VA>
+[[nodiscard]] auto dense_view(long long rows, long long cols, long long ld, VA&& values) {
+  constexpr const char* fn = "tensorlev::dense_view";
+  using I = Ix;
+  constexpr bool row_major = Layout == dense_layout::row_major;
+  using F = std::conditional_t<row_major, strided_row_major, strided_col_major>;
+  const I m = detail::raw_extent<I>(rows, fn, "rows");
+  const I n = detail::raw_extent<I>(cols, fn, "columns");
+  const I lead = detail::raw_extent<I>(ld, fn, "leading dimension");
+  const I outer = row_major ? m : n, inner = row_major ? n : m;
+  if (lead < inner)
+    throw shape_error(std::string(fn) + ": leading dimension " + std::to_string(ld) + " below the " +
+                      (row_major ? "columns' " : "rows' ") + std::to_string(inner));
+  const strided_level<I> last(inner, lead);
+  const I total = last.size(outer);  // overflow_error if it does not fit I
+  using R = detail::raw_arg_t<VA&>;
+  using V = typename R::element;
+  // A range may run on past the last component (a whole array's trailing gap).
+  const std::span<V> v = [&] {
+    if constexpr (R::sized) {
+      if (R::size(values) < static_cast<std::size_t>(total))
+        throw shape_error(std::string(fn) + ": the values have " + std::to_string(R::size(values)) +
+                          " entries, fewer than the " + std::to_string(total) + " the view spans");
+      return std::span<V>(R::data(values), static_cast<std::size_t>(total));
+    } else {
+      return detail::raw_span(values, total, fn, "the values");
+    }
+  }();
+  using T = tensor<V, F, I, borrowed<>>;
+  return T(std::array<I, 2>{m, n}, typename T::level_tuple(dense_level<I>(outer), last), v);
+}
+
 /// A dense vector of n values, without copying.
 template <class Ix = std::int32_t, detail::raw_array VA>
 [[nodiscard]] auto vector_view(long long n, VA&& values) {

@@ -192,6 +192,15 @@ template <class I>
                          " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
   return r;
 }
+/// a + b, or overflow_error naming `what` if the sum does not fit I.
+template <class I>
+[[nodiscard]] constexpr I checked_add(I a, I b, const char* what) {
+  I r{};
+  if (__builtin_add_overflow(a, b, &r))
+    throw overflow_error(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
+                         " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+  return r;
+}
 /// Loop-nest printer text of a position-iterated level: children of parent
 /// position a are positions pos[a] .. pos[a+1] (compressed) or a .. a+1
 /// (singleton, `single`); `crd` is the coordinate expression's suffix.

@@ -119,6 +119,38 @@ struct is_tensor<tensor<V, F, I, S>>
     : std::bool_constant<S::growable || !borrows_array<typename S::template array<int>>::value> {};
 template <class T>
 inline constexpr bool is_tensor_v = is_tensor<T>::value;
+
+// Whether a tensor's levels leave positions no component holds (a strided
+// level's gaps between rows, which belong to someone else): its values span
+// may not be zero-filled as a whole.
+template <class T>
+inline constexpr bool has_gaps_v = [] {
+  bool gaps = false;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ((gaps = gaps || !std::tuple_element_t<K, typename T::level_tuple>::is_compact), ...);
+  }(std::make_index_sequence<T::num_levels>{});
+  return gaps;
+}();
+
+// Zeroes the components under position p of level K - 1 (p = 0 above the
+// root), coordinates [lo, hi) of level K, of a tensor whose levels are all
+// full and locatable (a located output), level by level: never the
+// positions between them.
+template <std::size_t K, class T, class I>
+void zero_components(T& t, I p, I lo, I hi) {
+  const auto& l = t.template level<K>();
+  const ancestors<I> none(nullptr, 0);
+  auto* v = t.values().data();
+  for (I c = lo; c < hi; ++c) {
+    const I q = l.coord_access(p, none, c).pos;
+    if constexpr (K + 1 == T::num_levels) {
+      v[q] = typename T::value_type{};
+    } else {
+      const auto b = t.template level<K + 1>().coord_bounds(none);
+      zero_components<K + 1>(t, q, b.begin, b.end);
+    }
+  }
+}
 }  // namespace detail
 
 namespace cg {

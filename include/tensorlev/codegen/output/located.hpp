@@ -56,9 +56,15 @@ struct located_output : output_base<S> {
     return true;
   }();
 
+  // The output's levels leave gaps (a strided view): `=` zero-fills its
+  // components, not its values span, and no chunk adds a private copy over
+  // the span (the gaps belong to someone else).
+  static constexpr bool gaps = detail::has_gaps_v<std::remove_const_t<typename S::template op_t<0>>>;
+
   static constexpr par_kind par = [] {
     if (!S::outer_splittable || D.acc[0].nlev == 0) return par_kind::none;
     if (S::rows_first || S::rows_block > 0) return par_kind::rows;
+    if (gaps) return par_kind::none;
     for (std::size_t k = 0; k < D.acc[0].nlev; ++k)
       if (!dense_level_desc(D.acc[0].lev[k])) return par_kind::none;
     return par_kind::scatter;
@@ -88,6 +94,8 @@ struct located_output : output_base<S> {
   static void run_device(const St& host, const St& st, const L& dev) {
     static_assert(par != par_kind::scatter || atomic,
                   "tensorlev: the device form's scatter output must add atomically (atomic_borrowed storage)");
+    static_assert(!gaps || S::accumulate || direct_store,
+                  "tensorlev: the device form zero-fills an output's values span: not a strided view's (use +=)");
     if constexpr (!S::accumulate && !direct_store) {
       const auto vals = std::get<0>(host.ops)->values();
       if (!vals.empty()) dev.for_each(vals.size(), zero_fill_fn<V>{vals.data()});
@@ -104,8 +112,14 @@ struct located_output : output_base<S> {
   template <class K, class St, class Cs>
   static void run(St& st, const Cs& cs, const executor& ex) {
     auto* o = std::get<0>(st.ops);
-    if constexpr (!S::accumulate && !direct_store)
-      for (auto& v : o->values()) v = V{};
+    if constexpr (!S::accumulate && !direct_store) {
+      if constexpr (gaps) {
+        const auto b = o->template level<0>().coord_bounds(ancestors<I>(nullptr, 0));
+        detail::zero_components<0>(*o, I(0), b.begin, b.end);
+      } else {
+        for (auto& v : o->values()) v = V{};
+      }
+    }
     st.out.values = o->values().data();
     if constexpr (par != par_kind::none) {
       if (ex.parallel()) {
