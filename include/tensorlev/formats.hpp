@@ -39,6 +39,8 @@ struct dense_row_major : format<levels<dense<>, dense<>>> {
 struct dense_col_major : format<levels<dense<>, dense<>>, modes<1, 0>> {
   static constexpr std::string_view name = "dense column-major";
 };
+/// Layouts of dense views (dense_view, strided_view).
+enum class dense_layout { row_major, col_major };
 /// Row-major dense matrix whose rows are a stride apart (strided_level): a
 /// view of a submatrix of a larger array, BLAS's leading dimension
 /// (`dense_view(rows, cols, ld, values)`).

@@ -306,6 +306,41 @@ template <index_type I = std::int32_t, class View>
                                                                                  std::span<V>(v.data(), v.size()));
 }
 
+/// A strided dense matrix (levels/strided.hpp) viewing a rank-2 Kokkos
+/// View whose rows (row-major) or columns (column-major) are a stride apart
+/// without copying: a padded allocation, a subview of a larger View, or a
+/// LayoutStride View. LayoutRight Views are row-major, LayoutLeft ones
+/// column-major; a LayoutStride View is read as `Layout` says (row-major by
+/// default). The coefficients between the rows are neither read nor
+/// written. @throws shape_error if the View's stride along the rows
+/// (columns) is not 1, overflow_error if the span does not fit I.
+template <dense_layout Layout = dense_layout::row_major, index_type I = std::int32_t, class View>
+  requires(Kokkos::is_view<View>::value && View::rank == 2)
+[[nodiscard]] auto strided_view(const View& v) {
+  using L = typename View::array_layout;
+  constexpr bool row_major = std::is_same_v<L, Kokkos::LayoutRight> ||
+                             (std::is_same_v<L, Kokkos::LayoutStride> && Layout == dense_layout::row_major);
+  static_assert(std::is_same_v<L, Kokkos::LayoutLeft> || std::is_same_v<L, Kokkos::LayoutRight> ||
+                    std::is_same_v<L, Kokkos::LayoutStride>,
+                "tensorlev::strided_view: a rank-2 View in LayoutRight, LayoutLeft or LayoutStride");
+  using F = std::conditional_t<row_major, strided_row_major, strided_col_major>;
+  using V = typename View::value_type;
+  using T = tensor<V, F, I, detail::borrowed_in<typename View::memory_space>>;
+  const I m = checked_index<I>(static_cast<long long>(v.extent(0)), "tensorlev::strided_view: rows");
+  const I n = checked_index<I>(static_cast<long long>(v.extent(1)), "tensorlev::strided_view: columns");
+  const I outer = row_major ? m : n, inner = row_major ? n : m;
+  const long long unit = static_cast<long long>(row_major ? v.stride(1) : v.stride(0));
+  const long long lead = static_cast<long long>(row_major ? v.stride(0) : v.stride(1));
+  if (inner > 1 && unit != 1)
+    throw shape_error("tensorlev::strided_view: the View '" + v.label() + "' has stride " + std::to_string(unit) +
+                      (row_major ? " along its rows" : " along its columns") + " (needs 1)");
+  const I ld = outer > 1 ? checked_index<I>(lead, "tensorlev::strided_view: stride") : inner;
+  const strided_level<I> last(inner, ld);  // shape_error if ld < inner (overlapping rows)
+  const I total = last.size(outer);
+  return T(std::array<I, 2>{m, n}, typename T::level_tuple(dense_level<I>(outer), last),
+           std::span<V>(v.data(), static_cast<std::size_t>(total)));
+}
+
 /// A CSR matrix viewing three rank-1 Kokkos Views: row_map (rows + 1
 /// offsets), entries (column of each stored value) and values, which must
 /// outlive the view. Row offsets and columns may have different integer

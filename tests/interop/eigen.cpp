@@ -112,6 +112,51 @@ TEST(EigenInterop, MapsRefsAndBlocks) {
   EXPECT_EQ(dm.data(), d.values().data());
 }
 
+// Blocks that are not contiguous (columns of a column-major matrix, a
+// corner of a row-major one) and a Map with an OuterStride, as strided
+// views: operands and outputs in place, checked against Eigen's products;
+// the coefficients outside the blocks are never written.
+TEST(EigenInterop, StridedBlocksAndMaps) {
+  std::mt19937_64 rng(1703);
+  for (const long m : {0L, 1L, 5L, 9L}) {
+    const auto a = random_sparse<Eigen::RowMajor, int>(m, 7, 0.4, rng);
+    const auto Av = tl::eigen_view(a);
+    Eigen::MatrixXd big = random_dense(11, 9, rng);  // column-major
+    const Eigen::MatrixXd big0 = big;
+    auto x = big.block(2, 1, 7, 4);  // 7 x 4, columns 11 apart
+    const auto xv = tl::eigen_strided_view(x);
+    EXPECT_EQ(xv.values().data(), x.data());
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> out = random_dense(m + 3, 8, rng);
+    const auto out0 = out;
+    auto y = out.block(1, 2, m, 4);  // m x 4 rows 8 apart
+    auto yv = tl::eigen_strided_view(y);
+    yv(i, k) = Av(i, j) * xv(j, k);
+    EXPECT_TRUE(Eigen::MatrixXd(y) == a * Eigen::MatrixXd(x)) << m;
+    yv(i, k) += Av(i, j) * xv(j, k);
+    EXPECT_TRUE(Eigen::MatrixXd(y) == 2.0 * (a * Eigen::MatrixXd(x))) << m;
+    for (long r = 0; r < out.rows(); ++r)
+      for (long c = 0; c < out.cols(); ++c)
+        if (r < 1 || r >= 1 + m || c < 2 || c >= 6) {
+          EXPECT_EQ(out(r, c), out0(r, c)) << r << " " << c;
+        }
+    EXPECT_TRUE(big == big0);
+    // A Map with an outer stride: every other column of a 7 x 8 array.
+    std::vector<double> store(static_cast<std::size_t>(7 * 8), -1.0);
+    Eigen::Map<Eigen::MatrixXd, 0, Eigen::OuterStride<>> z(store.data(), 7, 4, Eigen::OuterStride<>(14));
+    auto zv = tl::eigen_strided_view(z);
+    zv(j, k) = 3.0 * xv(j, k);
+    EXPECT_TRUE(Eigen::MatrixXd(z) == 3.0 * Eigen::MatrixXd(x));
+    for (std::size_t e = 0; e < store.size(); ++e)
+      if (e % 14 >= 7) {
+        EXPECT_EQ(store[e], -1.0) << e;
+      }
+  }
+  // An inner stride other than 1.
+  std::vector<double> w(40, 0.0);
+  Eigen::Map<Eigen::MatrixXd, 0, Eigen::Stride<20, 2>> bad(w.data(), 3, 2);
+  EXPECT_THROW((void)tl::eigen_strided_view(bad), tl::shape_error);
+}
+
 // A dense matrix whose rows * columns the index type cannot hold is an
 // overflow_error, not positions that wrap (the map is never read).
 TEST(EigenInterop, DenseExtentsAreChecked) {

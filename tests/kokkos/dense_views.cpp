@@ -141,6 +141,58 @@ TEST(DenseViews, ExtentsAreChecked) {
   EXPECT_NO_THROW((void)tl::dense_view<std::int64_t>(big));
 }
 
+// Subviews of larger Views (LayoutRight, LayoutLeft, and LayoutStride read
+// either way) as strided views: SpMM's factor and output in place, against
+// owning tensors; the coefficients outside the subviews are never written.
+template <class L, tl::dense_layout As, bool Stride>
+void strided_subviews(std::mt19937_64& rng) {
+  for (std::array<int, 3> s : {std::array<int, 3>{0, 0, 0}, {1, 1, 1}, {6, 5, 3}, {20, 9, 4}}) {
+    const int m = s[0], n = s[1], r = s[2];
+    auto c = tltest::make_case<double, int, 2>({m, n}, static_cast<std::size_t>(0.3 * m * n), 2, rng);
+    const auto A = tl::pack<tl::csr>(c.list);
+    view2<L> bigB("bigB", n + 3, r + 4), bigC("bigC", m + 2, r + 5);
+    std::uniform_int_distribution<int> dist(-3, 3);
+    for (int a = 0; a < n + 3; ++a)
+      for (int b = 0; b < r + 4; ++b) bigB(a, b) = dist(rng);
+    for (int a = 0; a < m + 2; ++a)
+      for (int b = 0; b < r + 5; ++b) bigC(a, b) = -9.5;
+    using S = Kokkos::View<double**, Kokkos::LayoutStride, host>;
+    const auto subB = Kokkos::subview(bigB, std::make_pair(2, 2 + n), std::make_pair(1, 1 + r));
+    const auto subC = Kokkos::subview(bigC, std::make_pair(1, 1 + m), std::make_pair(3, 3 + r));
+    const std::conditional_t<Stride, S, std::remove_const_t<decltype(subB)>> B = subB;
+    const std::conditional_t<Stride, S, std::remove_const_t<decltype(subC)>> C = subC;
+    const auto Bv = tl::strided_view<As>(B);
+    auto Cv = tl::strided_view<As>(C);
+    Cv(i, k) = A(i, j) * Bv(j, k);
+    std::vector<double> bd(static_cast<std::size_t>(n * r));
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < r; ++b) bd[static_cast<std::size_t>(a * r + b)] = B(a, b);
+    tl::tensor<double, tl::dense_row_major> want({m, r});
+    want(i, k) = A(i, j) * owning_of(bd, n, r)(j, k);
+    const auto w = tl::to_dense(want);
+    for (int a = 0; a < m + 2; ++a)
+      for (int b = 0; b < r + 5; ++b) {
+        const bool in = a >= 1 && a < 1 + m && b >= 3 && b < 3 + r;
+        EXPECT_EQ(bigC(a, b), in ? w[static_cast<std::size_t>((a - 1) * r + (b - 3))] : -9.5) << a << "," << b;
+      }
+  }
+}
+
+TEST(DenseViews, SubviewsAsStridedViews) {
+  std::mt19937_64 rng(2203);
+  static_assert(std::is_same_v<decltype(tl::strided_view(std::declval<const view2<Kokkos::LayoutLeft>&>())),
+                               tl::tensor<double, tl::strided_col_major, int, tl::borrowed<>>>);
+  strided_subviews<Kokkos::LayoutRight, tl::dense_layout::row_major, false>(rng);
+  strided_subviews<Kokkos::LayoutLeft, tl::dense_layout::col_major, false>(rng);
+  strided_subviews<Kokkos::LayoutRight, tl::dense_layout::row_major, true>(rng);
+  strided_subviews<Kokkos::LayoutLeft, tl::dense_layout::col_major, true>(rng);
+  // Read the wrong way, a LayoutStride View's rows are not unit-stride.
+  view2<Kokkos::LayoutLeft> left("left", 4, 3);
+  const Kokkos::View<double**, Kokkos::LayoutStride, host> any = left;
+  EXPECT_THROW((void)tl::strided_view<tl::dense_layout::row_major>(any), tl::shape_error);
+  EXPECT_NO_THROW((void)tl::strided_view<tl::dense_layout::col_major>(any));
+}
+
 // An mdspan of implementation M (layout_right and layout_left) as SpMM's
 // dense factor and output.
 template <template <class, class, class> class MD, class E, class LR, class LL>

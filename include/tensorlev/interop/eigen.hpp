@@ -14,7 +14,9 @@
 /// `Map<SparseMatrix>`: row-major gives CSR, column-major CSC, with
 /// Eigen's StorageIndex as positions and coordinates) or a contiguous dense
 /// matrix or vector (`Matrix`, `Map`, `Ref`, `Block`s that are contiguous:
-/// row- or column-major dense tensor, or a dense vector). Dense views of
+/// row- or column-major dense tensor, or a dense vector);
+/// `eigen_strided_view` takes a dense matrix whose columns (rows) are a
+/// stride apart (a Block, a Map with an OuterStride) as a strided one. Dense views of
 /// non-const objects may be kernel outputs. `eigen_map` hands a tensorlev
 /// result back: CSR or CSC as a `Map<const SparseMatrix>`, dense row- or
 /// column-major as a `Map<Matrix>`, over the tensor's arrays (which must
@@ -29,6 +31,7 @@
 
 #include "../error.hpp"
 #include "../formats.hpp"
+#include "raw.hpp"
 #include "../storage.hpp"
 #include "../tensor.hpp"
 #include "../view.hpp"
@@ -103,6 +106,33 @@ template <index_type I = std::int32_t, class D>
     using F = std::conditional_t<M::IsRowMajor, dense_row_major, dense_col_major>;
     return detail::dense_over<F>(std::array<I, 2>{m, n}, std::span<V>(a.data(), size));
   }
+}
+
+/// An Eigen dense matrix whose columns (rows, if row-major) are
+/// outerStride() apart (a Block of a larger matrix, a Map with an
+/// OuterStride, a Ref) as a strided dense tensor over its coefficients
+/// (strided_col_major or strided_row_major; writable unless D is const),
+/// with index type I: the coefficients between the columns are neither
+/// read nor written.
+/// @throws shape_error if its inner stride is not 1, overflow_error if an
+/// extent or the span does not fit I.
+template <index_type I = std::int32_t, class D>
+  requires(detail::eigen_dense_direct<std::remove_cvref_t<D>> &&
+           std::remove_cvref_t<D>::ColsAtCompileTime != 1 && std::remove_cvref_t<D>::RowsAtCompileTime != 1)
+[[nodiscard]] auto eigen_strided_view(D&& a) {
+  using M = std::remove_cvref_t<D>;
+  constexpr bool read_only = std::is_const_v<std::remove_reference_t<D>> ||
+                             std::is_const_v<std::remove_pointer_t<decltype(a.data())>>;
+  using V = std::conditional_t<read_only, const typename M::Scalar, typename M::Scalar>;
+  if (a.size() > 0 && a.innerStride() != 1)
+    throw shape_error("tensorlev::eigen_strided_view: the inner stride is " + std::to_string(a.innerStride()) +
+                      " (needs 1)");
+  constexpr dense_layout L = M::IsRowMajor ? dense_layout::row_major : dense_layout::col_major;
+  // An outer size of at most 1 may report any outer stride: the inner size then.
+  const long long inner = M::IsRowMajor ? a.cols() : a.rows();
+  const long long ld = a.outerSize() > 1 ? static_cast<long long>(a.outerStride()) : inner;
+  V* p = a.data();
+  return dense_view<L, I>(a.rows(), a.cols(), ld, p);
 }
 
 /// A CSR or CSC tensor as an Eigen::Map<const SparseMatrix> over its arrays

@@ -52,8 +52,6 @@ struct array_props {
   bool unique = true;
 };
 
-/// Layouts of dense_view.
-enum class dense_layout { row_major, col_major };
 
 /// CSR with the given promises (csr itself when sorted and unique).
 template <array_props P>
