@@ -124,12 +124,12 @@ template <index_type I = std::int32_t, class D>
   constexpr bool read_only = std::is_const_v<std::remove_reference_t<D>> ||
                              std::is_const_v<std::remove_pointer_t<decltype(a.data())>>;
   using V = std::conditional_t<read_only, const typename M::Scalar, typename M::Scalar>;
-  if (a.size() > 0 && a.innerStride() != 1)
+  const long long inner = M::IsRowMajor ? a.cols() : a.rows();
+  if (inner > 1 && a.outerSize() > 0 && a.innerStride() != 1)
     throw shape_error("tensorlev::eigen_strided_view: the inner stride is " + std::to_string(a.innerStride()) +
                       " (needs 1)");
   constexpr dense_layout L = M::IsRowMajor ? dense_layout::row_major : dense_layout::col_major;
   // An outer size of at most 1 may report any outer stride: the inner size then.
-  const long long inner = M::IsRowMajor ? a.cols() : a.rows();
   const long long ld = a.outerSize() > 1 ? static_cast<long long>(a.outerStride()) : inner;
   V* p = a.data();
   return dense_view<L, I>(a.rows(), a.cols(), ld, p);

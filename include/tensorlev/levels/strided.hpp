@@ -75,7 +75,7 @@ class strided_level {
   // ending the span (no gap after it).
   /// @throws overflow_error if the size does not fit I.
   [[nodiscard]] constexpr I size(I parent_size) const {
-    if (parent_size <= 0) return I(0);
+    if (parent_size <= 0 || n_ == 0) return I(0);  // no component: an empty span
     return detail::checked_add(detail::checked_mul(I(parent_size - 1), stride_, "strided level size"), n_,
                                "strided level size");
   }

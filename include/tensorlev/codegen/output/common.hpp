@@ -138,6 +138,10 @@ inline constexpr bool has_gaps_v = [] {
 // positions between them.
 template <std::size_t K, class T, class I>
 void zero_components(T& t, I p, I lo, I hi) {
+  using L = std::tuple_element_t<K, typename T::level_tuple>;
+  static_assert(requires { L::needs_ancestors; } && !L::needs_ancestors,
+                "tensorlev: zeroing an output with gaps visits its levels without ancestor coordinates: each level "
+                "must declare needs_ancestors = false");
   const auto& l = t.template level<K>();
   const ancestors<I> none(nullptr, 0);
   auto* v = t.values().data();
