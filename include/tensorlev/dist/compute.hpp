@@ -84,6 +84,7 @@
 #include <vector>
 
 #include "box.hpp"
+#include "fetch_plan.hpp"
 #include "kernels.hpp"
 
 namespace tensorlev::dist {
@@ -380,39 +381,24 @@ std::pair<std::vector<boxn>, std::vector<bool>> tiles_of(const T& t, const std::
   return {std::move(tiles), std::move(owner)};
 }
 
-// The axis along which a and b differ, if they differ in exactly one coordinate.
-inline int single_axis(const machine_grid& g, int a, int b) {
-  const auto pa = g.coords_of(a);
-  const auto pb = g.coords_of(b);
-  int axis = -1;
-  for (std::size_t m = 0; m < pa.size(); ++m)
-    if (pa[m] != pb[m]) {
-      if (axis >= 0) return -1;
-      axis = static_cast<int>(m);
-    }
-  return axis;
-}
-
-struct message {
-  int src;
-  int dst;
-  boxn box;
-  bool from_held;  // from the sender's previous panel (else its tile)
-};
+using message = fetch_message;
 
 // One input's fetches: every rank's tile, and the box each rank fetched
 // last (all known on every rank). fetch takes, for every rank, the box it
 // needs from the nearest rank whose tile or last fetched box holds all of
-// it, or in pieces from the owners; broadcasts along an axis run as such,
-// a permutation along one axis as shifts, anything else as all-to-all
-// traffic.
+// it, or in pieces from the owners (plan_fetch, fetch_plan.hpp: indexed,
+// not a scan of all ranks per rank); broadcasts along an axis run as
+// such, a permutation along one axis as shifts, anything else as
+// all-to-all traffic.
 template <class V>
 class fetcher {
  public:
   template <class T>
-  explicit fetcher(const T& t) : g_(t.grid()), tile_(static_cast<std::size_t>(g_.size())) {
+  explicit fetcher(const T& t)
+      : g_(t.grid()), coords_(t.grid().dims()), tile_(static_cast<std::size_t>(g_.size())) {
     const std::size_t n = t.dims().size();
     for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), n);
+    tiles_ = box_index(tile_);
     held_.assign(static_cast<std::size_t>(g_.size()), boxn{n, {}, {}});
     mine_ = t.local().values();  // the tile outlives the fetcher (both live in one engine call)
     owner_.resize(static_cast<std::size_t>(g_.size()));
@@ -422,42 +408,7 @@ class fetcher {
   // Every rank's needed box (index = rank); returns this rank's panel.
   const std::vector<V>& fetch(const std::vector<boxn>& need) {
     const int me = g_.rank();
-    const int p = g_.size();
-    std::vector<message> msgs;
-    for (int r = 0; r < p; ++r) {
-      const boxn& b = need[static_cast<std::size_t>(r)];
-      if (b.empty()) continue;
-      // The nearest rank whose tile or last panel holds all of b.
-      int best = -1;
-      bool best_held = false;
-      long long best_d = 0;
-      for (int s = 0; s < p; ++s) {
-        const auto us = static_cast<std::size_t>(s);
-        const bool in_tile = tile_[us].contains(b);
-        const bool in_held = held_[us].contains(b);
-        if (!in_tile && !in_held) continue;
-        // Nearest first; at equal distance a panel fetched at the previous
-        // step beats a tile (the systolic choice: Cannon's shifts).
-        const long long d = grid_distance(g_, g_.coords_of(s), g_.coords_of(r));
-        const bool held_only = in_held && (!in_tile || d > 0);
-        if (best < 0 || d < best_d || (d == best_d && held_only && !best_held)) {
-          best = s;
-          best_d = d;
-          best_held = held_only;
-        }
-      }
-      if (best >= 0) {
-        msgs.push_back({best, r, b, best_held});
-        continue;
-      }
-      // Pieces from the owner copies of the tiles b overlaps.
-      for (int s = 0; s < p; ++s) {
-        const auto us = static_cast<std::size_t>(s);
-        if (!owner_[us]) continue;
-        const boxn piece = tile_[us].meet(b);
-        if (!piece.empty()) msgs.push_back({s, r, piece, false});
-      }
-    }
+    std::vector<message> msgs = plan_fetch(coords_, tiles_, owner_, held_index_, need);
     // Every rank has the same list: a message too large for MPI is refused everywhere.
     for (const message& m : msgs) (void)mpi_count(m.box.size(), "compute: a fetched box");
     const boxn my_need = need[static_cast<std::size_t>(me)];
@@ -467,11 +418,12 @@ class fetcher {
       if (m.src == me && m.dst == me) copy_from_self(m, out.data(), my_need);
     std::erase_if(msgs, [](const message& m) { return m.src == m.dst; });
     if (!msgs.empty()) {
-      const int axis = broadcast_axis(msgs);
+      const int axis = broadcast_axis(coords_, msgs);
       if (axis >= 0) run_broadcasts(msgs, axis, out.data(), my_need);
       else run_point_to_point(msgs, out.data(), my_need);
     }
     held_ = need;
+    held_index_ = box_index(held_);
     last_.swap(out);
     return last_;
   }
@@ -487,43 +439,20 @@ class fetcher {
     return buf;
   }
 
-  // The axis d if the messages are broadcasts along d: each (sender, box)
-  // reaches every other rank of the sender's d-axis, no sender receives,
-  // and nothing else moves.
-  int broadcast_axis(const std::vector<message>& msgs) const {
-    const int d = single_axis(g_, msgs.front().src, msgs.front().dst);
-    if (d < 0) return -1;
-    const int others = g_.dims()[static_cast<std::size_t>(d)] - 1;
-    std::vector<int> received(static_cast<std::size_t>(g_.size()), 0);
-    for (const message& m : msgs) {
-      if (single_axis(g_, m.src, m.dst) != d) return -1;
-      if (++received[static_cast<std::size_t>(m.dst)] > 1) return -1;
-      // A root only sends: with two ranks on the axis, a swap is a shift.
-      for (const message& o : msgs)
-        if (o.dst == m.src) return -1;
-      int same = 0;
-      for (const message& o : msgs) same += o.src == m.src && o.box == m.box && o.from_held == m.from_held ? 1 : 0;
-      if (same != others) return -1;
-    }
-    return d;
-  }
-
   void run_broadcasts(const std::vector<message>& msgs, int axis, V* out, const boxn& my_need) {
     const auto ua = static_cast<std::size_t>(axis);
     const int me = g_.rank();
+    // One broadcast per sender, reached from the sender's first message
+    // or the receiver's only one.
+    std::vector<char> sent(static_cast<std::size_t>(g_.size()), 0);
     for (const message& m : msgs) {
       const bool i_send = m.src == me;
       const bool i_get = m.dst == me;
-      // One broadcast per sender, reached from the sender's first message
-      // or the receiver's only one.
-      bool first_of_sender = true;
-      for (const message& o : msgs) {
-        if (&o == &m) break;
-        if (o.src == m.src) first_of_sender = false;
-      }
+      const bool first_of_sender = sent[static_cast<std::size_t>(m.src)] == 0;
+      sent[static_cast<std::size_t>(m.src)] = 1;
       if (!(i_get || (i_send && first_of_sender))) continue;
       std::vector<V> buf = i_send ? pack_piece(m) : std::vector<V>(static_cast<std::size_t>(m.box.size()));
-      g_.broadcast(buf.data(), buf.size(), static_cast<int>(g_.coords_of(m.src)[ua]), g_.axis(ua));
+      g_.broadcast(buf.data(), buf.size(), coords_.coord(m.src, ua), g_.axis(ua));
       if (i_get) copy_box(buf.data(), m.box, out, my_need, m.box);
     }
   }
@@ -532,10 +461,10 @@ class fetcher {
     const int me = g_.rank();
     // A permutation along one axis is a shift; anything else all-to-all traffic.
     std::vector<int> sends(static_cast<std::size_t>(g_.size()), 0), recvs(static_cast<std::size_t>(g_.size()), 0);
-    const int axis0 = single_axis(g_, msgs.front().src, msgs.front().dst);
+    const int axis0 = coords_.single_axis(msgs.front().src, msgs.front().dst);
     bool shift = axis0 >= 0;
     for (const message& m : msgs) {
-      shift = shift && single_axis(g_, m.src, m.dst) == axis0 && ++sends[static_cast<std::size_t>(m.src)] == 1 &&
+      shift = shift && coords_.single_axis(m.src, m.dst) == axis0 && ++sends[static_cast<std::size_t>(m.src)] == 1 &&
               ++recvs[static_cast<std::size_t>(m.dst)] == 1;
     }
     const comm_kind kind = shift ? comm_kind::shift : comm_kind::alltoall;
@@ -571,8 +500,11 @@ class fetcher {
   }
 
   const machine_grid& g_;
+  grid_coords coords_;
   std::vector<boxn> tile_;
+  box_index tiles_;
   std::vector<boxn> held_;
+  box_index held_index_;
   std::vector<bool> owner_;
   std::span<const V> mine_;
   std::vector<V> last_;
@@ -1200,12 +1132,21 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
   }
   // Otherwise partials go to every rank holding output entries they cover,
   // summed there (in place where a rank computes its own block).
+  // (The holders of each partial come from an index of the output's
+  // tiles: O(messages), not a test of every pair of ranks.)
   std::vector<box_message> msgs;
-  for (int r = 0; r < p; ++r)
-    for (int h = 0; h < p; ++h) {
-      const boxn piece = part[static_cast<std::size_t>(r)].meet(otile[static_cast<std::size_t>(h)]);
-      if (!piece.empty()) msgs.push_back({r, h, piece});
-    }
+  const box_index holders(otile);
+  for (int r = 0; r < p; ++r) {
+    const boxn& pr = part[static_cast<std::size_t>(r)];
+    if (pr.empty()) continue;
+    const std::size_t first = msgs.size();
+    holders.meeting(pr, [&](const box_index::group& grp) {
+      const boxn piece = pr.meet(grp.box);
+      for (int h : grp.ranks) msgs.push_back({r, h, piece});
+    });
+    std::sort(msgs.begin() + static_cast<std::ptrdiff_t>(first), msgs.end(),
+              [](const box_message& x, const box_message& y) { return x.dst < y.dst; });
+  }
   for (const auto& m : msgs) (void)mpi_count(m.box.size(), "compute: a partial output");
   std::fill(ov.begin(), ov.end(), V{});
   const boxn my_out = otile[me];
