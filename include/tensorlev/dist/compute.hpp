@@ -394,15 +394,18 @@ template <class V>
 class fetcher {
  public:
   template <class T>
-  explicit fetcher(const T& t)
-      : g_(t.grid()), coords_(t.grid().dims()), tile_(static_cast<std::size_t>(g_.size())) {
+  explicit fetcher(const T& t) : g_(t.grid()), coords_(t.grid().dims()), tile_(static_cast<std::size_t>(g_.size())) {
     const std::size_t n = t.dims().size();
     for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), n);
-    tiles_ = box_index(tile_);
-    held_.assign(static_cast<std::size_t>(g_.size()), boxn{n, {}, {}});
-    mine_ = t.local().values();  // the tile outlives the fetcher (both live in one engine call)
     owner_.resize(static_cast<std::size_t>(g_.size()));
     for (int r = 0; r < g_.size(); ++r) owner_[static_cast<std::size_t>(r)] = t.map().is_owner(g_.coords_of(r));
+    start(t.local().values());  // the tile outlives the fetcher (both live in one engine call)
+  }
+  // Every rank's tile (row-major values; this rank's in `mine`, which
+  // outlives the fetcher) and whether it owns it, on grid g.
+  fetcher(const machine_grid& g, std::vector<boxn> tile, std::vector<bool> owner, std::span<const V> mine)
+      : g_(g), coords_(g.dims()), tile_(std::move(tile)), owner_(std::move(owner)) {
+    start(mine);
   }
 
   // Every rank's needed box (index = rank); returns this rank's panel.
@@ -429,6 +432,12 @@ class fetcher {
   }
 
  private:
+  void start(std::span<const V> mine) {
+    tiles_ = box_index(tile_);
+    held_.assign(static_cast<std::size_t>(g_.size()), boxn{tile_.empty() ? 0 : tile_.front().n, {}, {}});
+    held_index_ = box_index(held_);
+    mine_ = mine;
+  }
   void copy_from_self(const message& m, V* out, const boxn& to) const {
     if (m.from_held) copy_box(last_.data(), held_[static_cast<std::size_t>(m.src)], out, to, m.box);
     else copy_box(mine_.data(), tile_[static_cast<std::size_t>(m.src)], out, to, m.box);

@@ -99,7 +99,8 @@ class grid_coords {
 };
 
 // Every rank's box (an empty box: none), grouped by distinct box; see the
-// file comment.
+// file comment. Every box has the same number of dimensions (one tensor's).
+// The probe counter makes an index single-threaded.
 class box_index {
  public:
   struct group {
