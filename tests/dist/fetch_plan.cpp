@@ -331,7 +331,7 @@ TEST(FetchPlan, OverlappingBoxesAreScanned) {
   boxes[4].lo[0] = 5, boxes[4].hi[0] = 5;  // empty
   const box_index ix(boxes);
   EXPECT_FALSE(ix.cells());
-  EXPECT_EQ(ix.groups().size(), 2U);
+  EXPECT_EQ(ix.distinct(), 2U);
   boxn b = make_box(1);
   b.lo[0] = 2;
   b.hi[0] = 4;
@@ -344,7 +344,7 @@ TEST(FetchPlan, OverlappingBoxesAreScanned) {
   EXPECT_EQ(who, (std::vector<int>{1}));
   int met = 0;
   b.lo[0] = 4;
-  ix.meeting(b, [&](const box_index::group& grp) { met += static_cast<int>(grp.ranks.size()); });
+  ix.meeting(b, [&](const boxn&, std::span<const int> ranks) { met += static_cast<int>(ranks.size()); });
   EXPECT_EQ(met, 1);
 }
 
@@ -357,7 +357,7 @@ TEST(FetchPlan, ScalarsAreOneCell) {
   ix.holders(make_box(0), who);
   EXPECT_EQ(who, (std::vector<int>{0, 1, 2}));
   int met = 0;
-  ix.meeting(make_box(0), [&](const box_index::group& grp) { met += static_cast<int>(grp.ranks.size()); });
+  ix.meeting(make_box(0), [&](const boxn&, std::span<const int> ranks) { met += static_cast<int>(ranks.size()); });
   EXPECT_EQ(met, 3);
 }
 

@@ -1149,9 +1149,9 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
     const boxn& pr = part[static_cast<std::size_t>(r)];
     if (pr.empty()) continue;
     const std::size_t first = msgs.size();
-    holders.meeting(pr, [&](const box_index::group& grp) {
-      const boxn piece = pr.meet(grp.box);
-      for (int h : grp.ranks) msgs.push_back({r, h, piece});
+    holders.meeting(pr, [&](const boxn& box, std::span<const int> ranks) {
+      const boxn piece = pr.meet(box);
+      for (int h : ranks) msgs.push_back({r, h, piece});
     });
     std::sort(msgs.begin() + static_cast<std::ptrdiff_t>(first), msgs.end(),
               [](const box_message& x, const box_message& y) { return x.dst < y.dst; });

@@ -4,19 +4,19 @@
 /// for every rank (no MPI). Every rank plans every rank's messages (all
 /// must agree on the list, and on whether it runs as broadcasts, shifts or
 /// all-to-all traffic), so the cost that matters is per needed box: here a
-/// box's holders are found by hashing and binary search over the tiles'
+/// box's holders are found by binary search over the tiles'
 /// cut points, O(log p + holders), where a scan of all ranks made each
 /// fetch O(p^2) on every rank (4096 ranks: 1.7e7 box tests a step).
 ///
 /// - `grid_coords`: every rank's machine coordinates, computed once (the
 ///   planner measures ring distances between candidate ranks).
-/// - `box_index`: every rank's box grouped by distinct box (ranks
-///   ascending). When the distinct boxes are cells of one product grid of
-///   cut points (a block distribution's tiles; one step's panels; Cannon's
-///   shifted blocks) the box holding a point is found by binary search per
-///   dimension and one hash lookup; otherwise (boxes that overlap without
-///   being equal) by a scan of the distinct boxes, which is still no more
-///   than the distinct boxes per query.
+/// - `box_index`: every rank's box grouped by distinct box (one sort;
+///   ranks ascending). When the distinct boxes are cells of one product
+///   grid of cut points (a block distribution's tiles; one step's panels;
+///   Cannon's shifted blocks) the box holding a point is found by a binary
+///   search per dimension and one among the distinct boxes; otherwise
+///   (boxes that overlap without being equal) by a scan of the distinct
+///   boxes, never of the ranks.
 /// - `plan_fetch`: for every rank's needed box, the nearest rank whose tile
 ///   or previously fetched box holds all of it (at equal distance a
 ///   previously fetched box wins: systolic shifts), else pieces from the
@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -98,26 +99,37 @@ class grid_coords {
   std::vector<int> coords_;
 };
 
+// Lexicographic order of boxes of the same dimensions (lo, then hi, by dimension).
+inline int compare_boxes(const boxn& a, const boxn& b) noexcept {
+  for (std::size_t d = 0; d < a.n; ++d) {
+    if (a.lo[d] != b.lo[d]) return a.lo[d] < b.lo[d] ? -1 : 1;
+    if (a.hi[d] != b.hi[d]) return a.hi[d] < b.hi[d] ? -1 : 1;
+  }
+  return 0;
+}
+
 // Every rank's box (an empty box: none), grouped by distinct box; see the
 // file comment. Every box has the same number of dimensions (one tensor's).
-// The probe counter makes an index single-threaded.
+// Built by one sort (no allocation per box: an index of 4096 distinct
+// boxes is rebuilt per fetch); the probe counter makes an index
+// single-threaded.
 class box_index {
  public:
-  struct group {
-    boxn box;
-    std::vector<int> ranks;  // ascending
-  };
-
   box_index() = default;
   explicit box_index(const std::vector<boxn>& boxes) {
-    at_.reserve(boxes.size());
-    for (std::size_t r = 0; r < boxes.size(); ++r) {
-      const boxn& b = boxes[r];
-      if (b.empty()) continue;
-      n_ = b.n;
-      const auto [it, fresh] = at_.try_emplace(b, groups_.size());
-      if (fresh) groups_.push_back({b, {}});
-      groups_[it->second].ranks.push_back(static_cast<int>(r));
+    for (std::size_t r = 0; r < boxes.size(); ++r)
+      if (!boxes[r].empty()) {
+        n_ = boxes[r].n;
+        ranks_.push_back(static_cast<int>(r));
+      }
+    std::sort(ranks_.begin(), ranks_.end(), [&](int x, int y) {
+      const int c = compare_boxes(boxes[static_cast<std::size_t>(x)], boxes[static_cast<std::size_t>(y)]);
+      return c != 0 ? c < 0 : x < y;
+    });
+    for (std::size_t q = 0; q < ranks_.size(); ++q) {
+      const boxn& b = boxes[static_cast<std::size_t>(ranks_[q])];
+      if (groups_.empty() || !(groups_.back().box == b)) groups_.push_back({b, q, 0});
+      ++groups_.back().count;
     }
     // Cells of one product grid: every distinct box spans exactly one
     // interval between consecutive cut points in every dimension.
@@ -137,9 +149,28 @@ class box_index {
         const auto k = static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), g.box.lo[d]) - c.begin());
         cells_ = k + 1 < c.size() && c[k + 1] == g.box.hi[d];
       }
+    // A table from cell to distinct box, where the grid of cells has no
+    // more than a few cells per box (block distributions, one step's
+    // panels); else cells are found by binary search among the boxes.
+    if (!cells_ || groups_.empty()) return;
+    std::size_t cells = 1;
+    const std::size_t cap = 4 * groups_.size() + 16;
+    for (std::size_t d = 0; d < n_ && cells <= cap; ++d) cells *= cuts_[d].size() - 1;
+    if (cells > cap) return;
+    table_.assign(cells, -1);
+    for (std::size_t q = 0; q < groups_.size(); ++q) {
+      std::size_t at = 0;
+      for (std::size_t d = 0; d < n_; ++d) {
+        const auto& c = cuts_[d];
+        at = at * (c.size() - 1) +
+             static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), groups_[q].box.lo[d]) - c.begin());
+      }
+      table_[at] = static_cast<int>(q);
+    }
   }
 
-  [[nodiscard]] const std::vector<group>& groups() const noexcept { return groups_; }
+  /// The number of distinct nonempty boxes.
+  [[nodiscard]] std::size_t distinct() const noexcept { return groups_.size(); }
   /// Whether the distinct boxes are cells of one product grid (queries by search).
   [[nodiscard]] bool cells() const noexcept { return cells_; }
   /// Boxes compared and cells looked up so far (the planner's work, for tests).
@@ -149,27 +180,27 @@ class box_index {
   void holders(const boxn& b, std::vector<int>& out) const {
     const std::size_t first = out.size();
     if (cells_) {
-      boxn c{n_, {}, {}};
+      std::array<std::size_t, max_dist_dims> k{};
       for (std::size_t d = 0; d < n_; ++d) {
         const auto& cu = cuts_[d];
-        const auto k = std::upper_bound(cu.begin(), cu.end(), b.lo[d]) - cu.begin();
-        if (k == 0 || static_cast<std::size_t>(k) >= cu.size()) return;
-        c.lo[d] = cu[static_cast<std::size_t>(k - 1)];
-        c.hi[d] = cu[static_cast<std::size_t>(k)];
+        const auto x = std::upper_bound(cu.begin(), cu.end(), b.lo[d]) - cu.begin();
+        if (x == 0 || static_cast<std::size_t>(x) >= cu.size()) return;
+        k[d] = static_cast<std::size_t>(x - 1);
       }
       ++probes_;
-      const auto it = at_.find(c);
-      if (it != at_.end() && c.contains(b)) out.insert(out.end(), groups_[it->second].ranks.begin(), groups_[it->second].ranks.end());
+      const group* g = cell(k);
+      if (g != nullptr && g->box.contains(b)) append(*g, out);
       return;
     }
     for (const group& g : groups_) {
       ++probes_;
-      if (g.box.contains(b)) out.insert(out.end(), g.ranks.begin(), g.ranks.end());
+      if (g.box.contains(b)) append(g, out);
     }
     std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
   }
 
-  /// Calls f(group) for each distinct box that meets the nonempty box b.
+  /// Calls f(box, ranks) for each distinct box that meets the nonempty box
+  /// b, with the ranks holding it (ascending).
   template <class F>
   void meeting(const boxn& b, F&& f) const {
     if (cells_) {
@@ -192,15 +223,10 @@ class box_index {
       }
       if (combos <= cap) {
         std::array<std::size_t, max_dist_dims> k = k0;
-        boxn c{n_, {}, {}};
         for (;;) {
-          for (std::size_t d = 0; d < n_; ++d) {
-            c.lo[d] = cuts_[d][k[d]];
-            c.hi[d] = cuts_[d][k[d] + 1];
-          }
           ++probes_;
-          const auto it = at_.find(c);
-          if (it != at_.end() && !c.meet(b).empty()) f(groups_[it->second]);
+          const group* g = cell(k);
+          if (g != nullptr && !g->box.meet(b).empty()) f(g->box, ranks_of(*g));
           std::size_t d = n_;
           for (;;) {  // odometer, last dimension fastest
             if (d == 0) return;
@@ -213,16 +239,49 @@ class box_index {
     }
     for (const group& g : groups_) {
       ++probes_;
-      if (!g.box.meet(b).empty()) f(g);
+      if (!g.box.meet(b).empty()) f(g.box, ranks_of(g));
     }
   }
 
  private:
+  struct group {
+    boxn box;
+    std::size_t first;  // its ranks: ranks_[first, first + count)
+    std::size_t count;
+  };
+  // The distinct box that is cell k (interval k[d] between cuts along d), if any.
+  [[nodiscard]] const group* cell(const std::array<std::size_t, max_dist_dims>& k) const {
+    if (!table_.empty()) {
+      std::size_t at = 0;
+      for (std::size_t d = 0; d < n_; ++d) at = at * (cuts_[d].size() - 1) + k[d];
+      return table_[at] < 0 ? nullptr : &groups_[static_cast<std::size_t>(table_[at])];
+    }
+    boxn c{n_, {}, {}};
+    for (std::size_t d = 0; d < n_; ++d) {
+      c.lo[d] = cuts_[d][k[d]];
+      c.hi[d] = cuts_[d][k[d] + 1];
+    }
+    return find(c);
+  }
+  [[nodiscard]] const group* find(const boxn& c) const {
+    const auto it = std::lower_bound(groups_.begin(), groups_.end(), c,
+                                     [](const group& g, const boxn& x) { return compare_boxes(g.box, x) < 0; });
+    return it != groups_.end() && it->box == c ? &*it : nullptr;
+  }
+  [[nodiscard]] std::span<const int> ranks_of(const group& g) const {
+    return {ranks_.data() + g.first, g.count};
+  }
+  void append(const group& g, std::vector<int>& out) const {
+    const auto r = ranks_of(g);
+    out.insert(out.end(), r.begin(), r.end());
+  }
+
+  std::vector<int> ranks_;  // nonempty boxes' ranks, by box, then rank
   std::vector<group> groups_;
-  std::unordered_map<boxn, std::size_t, box_hash> at_;
   std::size_t n_ = 0;
   bool cells_ = false;
   std::array<std::vector<long long>, max_dist_dims> cuts_;
+  std::vector<int> table_;  // cell (row-major over the cut intervals) -> group, or -1
   mutable long long probes_ = 0;
 };
 
@@ -243,6 +302,7 @@ inline std::vector<fetch_message> plan_fetch(const grid_coords& g, const box_ind
                                              const std::vector<bool>& owner, const box_index& held,
                                              const std::vector<boxn>& need) {
   std::vector<fetch_message> msgs;
+  msgs.reserve(need.size());
   std::vector<int> in_tile, in_held;
   std::vector<std::pair<int, boxn>> pieces;
   for (std::size_t ur = 0; ur < need.size(); ++ur) {
@@ -279,9 +339,9 @@ inline std::vector<fetch_message> plan_fetch(const grid_coords& g, const box_ind
     }
     // Pieces from the owners of the tiles b meets, by sending rank.
     pieces.clear();
-    tiles.meeting(b, [&](const box_index::group& grp) {
-      const boxn piece = grp.box.meet(b);
-      for (int s : grp.ranks)
+    tiles.meeting(b, [&](const boxn& box, std::span<const int> ranks) {
+      const boxn piece = box.meet(b);
+      for (int s : ranks)
         if (owner[static_cast<std::size_t>(s)]) pieces.emplace_back(s, piece);
     });
     std::sort(pieces.begin(), pieces.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
