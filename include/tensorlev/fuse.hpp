@@ -347,7 +347,8 @@ struct fuse_info {
   std::vector<fuse_access> acc;   // [0]: the output
   bool in_place_ok = false;       // may read its output pointwise
   bool accumulate = false;        // +=
-  std::string text;               // the statement, for the plan
+  std::string (*text_of)() = nullptr;  // the statement's text, for the plan and errors (built when asked)
+  [[nodiscard]] std::string text() const { return text_of != nullptr ? text_of() : std::string(); }
   std::vector<fuse_temp_use> temps;  // its accesses to temporaries
   std::vector<int> temp_of;          // by access: its temporary's index in the plan's, or -1
   bool dropped = false;              // substituted into its readers: not run, in no kernel
@@ -436,11 +437,19 @@ std::string statement_text(const Name& name) {
   return acc_text(0) + (d.accumulate ? " += " : " = ") + (d.root >= 0 ? node_text(node_text, d.root) : "0");
 }
 
+// The statement's text with the output named `out` and operands t1, t2,
+// ...: a function of the statement's type, so a fusion records a pointer
+// and builds the text only for the plan and errors (not every call).
+template <class K>
+std::string statement_text_default() {
+  return statement_text<K>([](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); });
+}
+
 // Statement x's operand A (a substituted writer, see substitution): its
 // extents equal the output's for the same variables, as the statement's
 // own kernel would check.
 template <class D, std::size_t A, class Ops, class Dims>
-void check_pointwise_shape(const Ops& ops, const Dims& out_dims, std::size_t x, const std::string& text) {
+void check_pointwise_shape(const Ops& ops, const Dims& out_dims, std::size_t x, std::string (*text)()) {
   constexpr const stmt_desc& d = D::D;
   using T = std::remove_const_t<std::remove_pointer_t<std::tuple_element_t<A, Ops>>>;
   if constexpr (!detail::is_scalar_v<T>) {
@@ -448,7 +457,7 @@ void check_pointwise_shape(const Ops& ops, const Dims& out_dims, std::size_t x, 
     for (std::size_t k = 0; k < d.acc[A].order; ++k)
       for (std::size_t o = 0; o < d.acc[0].order; ++o)
         if (d.acc[0].vars[o] == d.acc[A].vars[k] && static_cast<long long>(dims[k]) != static_cast<long long>(out_dims[o]))
-          throw shape_error("tensorlev::fuse: statement " + std::to_string(x + 1) + " (" + text + "): index variable '" +
+          throw shape_error("tensorlev::fuse: statement " + std::to_string(x + 1) + " (" + text() + "): index variable '" +
                             std::string(1, d.acc[A].vars[k]) + "': operand " + std::to_string(A) + " has extent " +
                             std::to_string(dims[k]) + " in dimension " + std::to_string(k) +
                             " but the output has extent " + std::to_string(out_dims[o]) + " in dimension " +
@@ -456,12 +465,12 @@ void check_pointwise_shape(const Ops& ops, const Dims& out_dims, std::size_t x, 
   }
 }
 template <class D, class Ops, class Dims, std::size_t... A>
-void check_pointwise_shapes_of(const Ops& ops, const Dims& out_dims, std::size_t x, const std::string& text,
+void check_pointwise_shapes_of(const Ops& ops, const Dims& out_dims, std::size_t x, std::string (*text)(),
                                std::index_sequence<A...>) {
   (check_pointwise_shape<D, A + 1>(ops, out_dims, x, text), ...);
 }
 template <class Out, class E, bool Accumulate>
-void check_pointwise_shapes(const statement<Out, E, Accumulate>& w, std::size_t x, const std::string& text) {
+void check_pointwise_shapes(const statement<Out, E, Accumulate>& w, std::size_t x, std::string (*text)()) {
   const auto ops = std::tuple_cat(std::make_tuple(w.out.operand()), collect_operands(w.e));
   check_pointwise_shapes_of<statement_desc_of<Out, E, Accumulate>>(
       ops, w.out.operand()->dims(), x, text, std::make_index_sequence<std::tuple_size_v<decltype(ops)> - 1>{});
@@ -470,27 +479,26 @@ void check_pointwise_shapes(const statement<Out, E, Accumulate>& w, std::size_t 
 // Why statement b cannot join a kernel that holds statement a (earlier),
 // or "" when it can.
 inline std::string fuse_conflict(const fuse_info& a, std::size_t ia, const fuse_info& b, std::size_t ib) {
-  const std::string sa = "statement " + std::to_string(ia + 1);
-  const std::string sb = "statement " + std::to_string(ib + 1);
+  (void)ib;
+  const auto sa = [&] { return "statement " + std::to_string(ia + 1); };  // text only for a conflict
   if (a.extent != b.extent)
-    return "its outer loop runs over " + std::to_string(b.extent) + " coordinates, " + sa + "'s over " +
+    return "its outer loop runs over " + std::to_string(b.extent) + " coordinates, " + sa() + "'s over " +
            std::to_string(a.extent);
   const fuse_access& wa = a.acc[0];
   const fuse_access& wb = b.acc[0];
   for (std::size_t x = 0; x < b.acc.size(); ++x) {
     if (!b.acc[x].overlaps(wa)) continue;
-    if (a.role == fuse_role::scalar) return "it reads the scalar " + sa + " reduces (pending until the loop ends)";
+    if (a.role == fuse_role::scalar) return "it reads the scalar " + sa() + " reduces (pending until the loop ends)";
     if (!b.acc[x].same(wa) || !b.acc[x].row_local)
-      return std::string(x == 0 ? "it writes" : "it reads") + " what " + sa + " writes, at other rows";
+      return std::string(x == 0 ? "it writes" : "it reads") + " what " + sa() + " writes, at other rows";
   }
   for (std::size_t x = 0; x < a.acc.size(); ++x) {
     if (!a.acc[x].overlaps(wb)) continue;
     if (b.role == fuse_role::scalar || a.acc[x].scalar)
-      return "it writes a scalar " + sa + (x == 0 ? " writes" : " reads");
+      return "it writes a scalar " + sa() + (x == 0 ? " writes" : " reads");
     if (!a.acc[x].same(wb) || !a.acc[x].row_local)
-      return "it writes what " + sa + (x == 0 ? " writes" : " reads") + ", at other rows";
+      return "it writes what " + sa() + (x == 0 ? " writes" : " reads") + ", at other rows";
   }
-  (void)sb;
   return {};
 }
 
@@ -499,7 +507,7 @@ inline void check_in_place(const fuse_info& s, std::size_t is) {
   for (std::size_t x = 1; x < s.acc.size(); ++x) {
     if (!s.acc[x].overlaps(s.acc[0])) continue;
     if (s.acc[x].same(s.acc[0]) && s.acc[x].same_as_out && s.in_place_ok) continue;
-    throw error("tensorlev::fuse: statement " + std::to_string(is + 1) + " (" + s.text +
+    throw error("tensorlev::fuse: statement " + std::to_string(is + 1) + " (" + s.text() +
                 ") reads its output other than in place (operand " + std::to_string(x) +
                 (s.acc[x].same(s.acc[0]) && s.acc[x].same_as_out
                      ? ": the statement sums over a reduction, or assigns with = where some components may be "
@@ -609,7 +617,7 @@ inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std
         bool read = u.access != 0;
         for (const fuse_temp_use& v : info[s].temps) read = read || (v.object == u.object && v.access != 0);
         if (read || info[s].accumulate)
-          throw error("tensorlev::fuse: statement " + std::to_string(s + 1) + " (" + info[s].text + ") " +
+          throw error("tensorlev::fuse: statement " + std::to_string(s + 1) + " (" + info[s].text() + ") " +
                       (read ? "reads" : "adds (+=) into") +
                       " a temporary that no earlier statement of this fuse writes (a temporary holds values only "
                       "within one fuse call); write all of it with = first");
@@ -696,6 +704,7 @@ class fusion {
   using K = typename info_t<X>::K;
 
   explicit fusion(Reduce reduce, const S&... s) : reduce_(std::move(reduce)), stmts_(&s...) {
+    info_.reserve(NS);
     [&]<std::size_t... X>(std::index_sequence<X...>) { (prepare<X>(), ...); }(std::make_index_sequence<NS>{});
     plan_ = plan_fusion(info_);
     if constexpr (reduces)
@@ -807,9 +816,8 @@ class fusion {
       fuse_info in;
       in.dropped = true;
       in.into = s.into;
-      in.text = statement_text<typename F::desc>(
-          [](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); });
-      check_pointwise_shapes(s.s, X, in.text);
+      in.text_of = &statement_text_default<typename F::desc>;
+      check_pointwise_shapes(s.s, X, in.text_of);
       info_.push_back(std::move(in));
     } else {
       prepare_running<X>();
@@ -833,12 +841,13 @@ class fusion {
       KX::output::prepare(st);
       in.extent = static_cast<long long>(st.extent[KX::var_index(row_variable<KX>())]);
       in.group = rows_per_coordinate<KX>();
+      in.acc.reserve(KX::NA);
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (in.acc.push_back(describe_access<KX, A>(st)), ...);
       }(std::make_index_sequence<KX::NA>{});
       in.in_place_ok = KX::writes_in_place;
     }
-    in.text = statement_text<typename F::desc>([](int a) { return a == 0 ? std::string("out") : "t" + std::to_string(a); });
+    in.text_of = &statement_text_default<typename F::desc>;
     info_.push_back(std::move(in));
   }
 
@@ -1529,11 +1538,11 @@ struct plan_body {
         std::string sep = " ";
         for (std::size_t x = k.begin; x < k.end; ++x) {
           if (f.info()[x].dropped) continue;
-          o += sep + "[" + std::to_string(x + 1) + "] " + f.info()[x].text;
+          o += sep + "[" + std::to_string(x + 1) + "] " + f.info()[x].text();
           sep = "; ";
         }
       } else {
-        o += "statement " + std::to_string(k.begin + 1) + " alone (its own loop nests): " + f.info()[k.begin].text;
+        o += "statement " + std::to_string(k.begin + 1) + " alone (its own loop nests): " + f.info()[k.begin].text();
       }
       o += "\n";
       if (!k.why_end.empty()) o += "  " + k.why_end + "\n";
@@ -1545,7 +1554,7 @@ struct plan_body {
            (in.into != 0 ? "substituted: statement" + std::string(std::popcount(in.into) > 1 ? "s " : " ") +
                                statements(in.into) + " read its expression instead, in registers"
                          : "no statement reads it") +
-           "; statement " + std::to_string(x + 1) + " does not run: " + in.text + ")\n";
+           "; statement " + std::to_string(x + 1) + " does not run: " + in.text() + ")\n";
     }
     for (const fuse_temp& t : f.temporaries()) {
       o += "temporary written first by statement " + std::to_string(t.writer + 1) + ": ";
