@@ -1,10 +1,11 @@
 // dist::einsum_into (dist/einsum_into.hpp) under mpirun (ctest: 1, 2, 3,
-// 4, 6 and 8 ranks on a 2D grid MPI_Dims_create shapes): Deinsum's plan
+// 4, 6 and 8 ranks on the 1D, 2D and 3D grids MPI_Dims_create shapes): Deinsum's plan
 // over tensors the caller holds in their own distributions -- tiles,
 // transposed tiles, row and column blocks replicated along the other
 // machine dimension, pieces on one face, everything replicated -- for
 // products, MTTKRP, chains of three, outer and batched products, a
-// transposed output and matrix-vector, over generated extents (0 and 1
+// transposed output, matrix-vector, a letter summed in one input, an
+// order-0 intermediate and a replicated output, over generated extents (0 and 1
 // included), in doubles and complex doubles with small integer values.
 // Every rank's piece of the output (replicas included) is compared exactly
 // with a naive loop over every index on the global operands (every rank
@@ -207,6 +208,31 @@ TEST(DistEinsumInto, ChainsMttkrpAndBatches) {
     einsum_options unfused;
     unfused.fuse = false;
     bad += einsum_case<"ijk,ja,ka->ia", double, face, t3, rows_rep, tiles>(g, random_extents(rng, 4, 6), 130u + u, unfused);
+  }
+  EXPECT_EQ(bad, 0);
+}
+
+// Other grids (one and three dimensions), a replicated output, a letter
+// summed in one input only, and an order-0 intermediate (unfused).
+TEST(DistEinsumInto, OtherGridsAndShapes) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  std::mt19937 rng(7);
+  int bad = 0;
+  einsum_options unfused;
+  unfused.fuse = false;
+  for (int round = 0; round < 4; ++round) {
+    const auto u = static_cast<unsigned>(round);
+    bad += einsum_case<"ik,kj->ij", double, distribution<"xy->x">, distribution<"xy->y">, distribution<"xy->*">>(
+        line, random_extents(rng, 3, 8), 140u + u);
+    bad += einsum_case<"ij,jk->i", double, distribution<"x->*">, distribution<"xy->y">, distribution<"xy->x">>(
+        line, random_extents(rng, 3, 7), 150u + u);
+    bad += einsum_case<"ijk,ja,ka->ia", double, distribution<"xy->xy*">, distribution<"xyz->xyz">,
+                       distribution<"xy->*x*">, distribution<"xy->**y">>(cube, random_extents(rng, 4, 5), 160u + u);
+    bad += einsum_case<"i,i,j->j", double, distribution<"x->x">, distribution<"x->x">, distribution<"x->*">,
+                       distribution<"x->x">>(line, random_extents(rng, 2, 9), 170u + u, unfused);
+    bad += einsum_case<"ik,kj->ij", double, all_rep, tiles_t, rows_rep>(machine_grid(MPI_COMM_WORLD, {0, 0}),
+                                                                         random_extents(rng, 3, 7), 180u + u);
   }
   EXPECT_EQ(bad, 0);
 }

@@ -26,7 +26,9 @@
 /// Run-time (shape_error, the same on every rank): every tensor on `out`'s
 /// grid, one extent per index letter.
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <utility>
@@ -162,6 +164,13 @@ einsum_run_result<V> einsum_into(einsum_options opt, dist_tensor<V, FO, DO, I>& 
       }(in),
       ...);
   res = einsum_distributed<V>(g.comm(), e, ext, detail::fetched_blocks<V>{block.data(), box.data()}, opt);
+  // The run planned what this call planned (the same function of the same
+  // arguments on every rank): the fetched blocks are the ones it read.
+  bool same = res.plan.groups.size() == plan.groups.size();
+  for (std::size_t q = 0; same && q < plan.groups.size(); ++q)
+    same = res.plan.groups[q].grid == plan.groups[q].grid && res.plan.groups[q].ranks == plan.groups[q].ranks &&
+           res.plan.groups[q].operands == plan.groups[q].operands;
+  if (!same) throw error(where + "internal: the einsum ran another plan than the one its inputs were fetched for");
   // The result from the last group's blocks (every rank of the group holds
   // its block; the first replicas own them) into out's tiles.
   const einsum_group& last = plan.groups.back();
