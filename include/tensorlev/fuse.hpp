@@ -316,6 +316,42 @@ struct fused_statement<substituted<statement<Out, E, Accumulate>>> {
   static constexpr bool dropped = true;
 };
 
+// A vector of at most N trivially copyable values, held in place: a
+// statement's accesses (at most max_accesses), so that planning a fusion
+// allocates nothing. The values past size() are never constructed.
+template <class T, std::size_t N>
+  requires std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>
+class bounded_vector {
+ public:
+  bounded_vector() noexcept {}
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+  [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
+  [[nodiscard]] static constexpr std::size_t capacity() noexcept { return N; }
+  void push_back(const T& x) {
+    if (n_ == N) [[unlikely]]
+      full();
+    std::construct_at(&s_.v[n_], x);
+    ++n_;
+  }
+  void clear() noexcept { n_ = 0; }
+  T& operator[](std::size_t i) noexcept { return s_.v[i]; }
+  const T& operator[](std::size_t i) const noexcept { return s_.v[i]; }
+  T* begin() noexcept { return s_.v; }
+  T* end() noexcept { return s_.v + n_; }
+  const T* begin() const noexcept { return s_.v; }
+  const T* end() const noexcept { return s_.v + n_; }
+
+ private:
+  [[noreturn, gnu::cold, gnu::noinline]] static void full() {
+    throw error("tensorlev::fuse: internal error: more than " + std::to_string(N) + " entries");
+  }
+  union storage {
+    storage() noexcept {}
+    T v[N];
+  } s_;
+  std::size_t n_ = 0;
+};
+
 // What the plan knows of one access of a statement: the bytes of its
 // values (or the scalar), and its identity as a dense tensor.
 struct fuse_access {
@@ -344,15 +380,22 @@ struct fuse_info {
   fuse_role role = fuse_role::alone;
   long long extent = 0;           // loop 0's range, in rows (of its variable, or of the rows its blocks hold)
   long long group = 1;            // rows per coordinate of loop 0 (blocks of rows)
-  std::vector<fuse_access> acc;   // [0]: the output
+  bounded_vector<fuse_access, max_accesses> acc;  // [0]: the output
   bool in_place_ok = false;       // may read its output pointwise
   bool accumulate = false;        // +=
   std::string (*text_of)() = nullptr;  // the statement's text, for the plan and errors (built when asked)
   [[nodiscard]] std::string text() const { return text_of != nullptr ? text_of() : std::string(); }
-  std::vector<fuse_temp_use> temps;  // its accesses to temporaries
-  std::vector<int> temp_of;          // by access: its temporary's index in the plan's, or -1
+  bounded_vector<fuse_temp_use, max_accesses> temps;  // its accesses to temporaries
+  std::array<int, max_accesses> temp_of = filled_minus_one();  // by access: its temporary's index in the plan's, or -1
   bool dropped = false;              // substituted into its readers: not run, in no kernel
   std::uint64_t into = 0;            // (dropped) bit m: statement m + 1 reads it
+
+ private:
+  static constexpr std::array<int, max_accesses> filled_minus_one() noexcept {
+    std::array<int, max_accesses> a{};
+    a.fill(-1);
+    return a;
+  }
 };
 
 // A temporary of a fusion, and where its values live.
@@ -541,19 +584,28 @@ struct fused_kernel {
   long long group = 1;  // chunks hold a multiple of this many rows (every statement's blocks of rows)
   std::string why_end;  // why the next statement starts a new kernel ("" for the last)
   std::size_t workspace = 0;  // bytes per chunk for its temporaries' rows
+  bool first_in_place = false;  // its first statement reads its own output
 };
 
+// The kernels, into ks (at least info.size() long); returns how many.
 // Statements substituted into their readers (dropped) belong to no kernel
 // and end none; a kernel's range [begin, end) may hold some.
-inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info) {
-  std::vector<fused_kernel> ks;
-  std::vector<bool> in_place(info.size(), false);
+inline std::size_t plan_fusion(std::span<const fuse_info> info, std::span<fused_kernel> out) {
+  std::size_t nk = 0;
+  const std::span<fused_kernel> ks_all = out;
+  struct kernels {
+    std::span<fused_kernel> all;
+    std::size_t& n;
+    [[nodiscard]] bool empty() const noexcept { return n == 0; }
+    fused_kernel& back() const noexcept { return all[n - 1]; }
+    void push_back(fused_kernel k) const { all[n++] = std::move(k); }
+  } ks{ks_all, nk};
   std::size_t last = 0;  // the last statement that runs, before s
   for (std::size_t s = 0; s < info.size(); ++s) {
     if (info[s].dropped) continue;
     check_in_place(info[s], s);
-    for (std::size_t x = 1; x < info[s].acc.size(); ++x)
-      in_place[s] = in_place[s] || info[s].acc[x].overlaps(info[s].acc[0]);
+    bool in_place = false;
+    for (std::size_t x = 1; x < info[s].acc.size(); ++x) in_place = in_place || info[s].acc[x].overlaps(info[s].acc[0]);
     if (!ks.empty() && ks.back().fused && info[s].role != fuse_role::alone) {
       std::string why;
       for (std::size_t a = ks.back().begin; a < s && why.empty(); ++a)
@@ -582,16 +634,17 @@ inline std::vector<fused_kernel> plan_fusion(const std::vector<fuse_info>& info)
     k.fused = info[s].role != fuse_role::alone;
     k.extent = info[s].extent;
     k.group = info[s].group;
-    ks.push_back(k);
+    k.first_in_place = in_place;
+    ks.push_back(std::move(k));
   }
   // A fusable statement left alone runs as `=` runs it (no chunks), unless
   // it updates its output in place, which only the fused loop allows.
-  for (fused_kernel& k : ks) {
+  for (fused_kernel& k : ks_all.first(nk)) {
     std::size_t running = 0;
     for (std::size_t s = k.begin; s < k.end; ++s) running += info[s].dropped ? 0 : 1;
-    if (k.fused && running == 1 && !in_place[k.begin]) k.fused = false;
+    if (k.fused && running == 1 && !k.first_in_place) k.fused = false;
   }
-  return ks;
+  return nk;
 }
 
 /// Bytes a chunk's rows of one eliminated temporary may take in a thread's
@@ -604,14 +657,15 @@ inline constexpr std::size_t fuse_workspace_limit = std::size_t{1} << 20;
 // mentions it is in that kernel (the kernel's conflict rules then keep
 // every access to the rows the chunk writes). The others are allocated for
 // the call. Sets each kernel's workspace and each temporary's offset in it.
-inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std::vector<fused_kernel>& ks) {
+inline std::vector<fuse_temp> plan_temporaries(std::span<fuse_info> info, std::span<fused_kernel> ks) {
   std::vector<fuse_temp> temps;
-  std::vector<std::size_t> kernel_of(info.size(), 0);
-  for (std::size_t k = 0; k < ks.size(); ++k)
-    for (std::size_t s = ks[k].begin; s < ks[k].end; ++s) kernel_of[s] = k;
+  const auto kernel_of = [&](std::size_t s) {
+    std::size_t k = 0;
+    while (k + 1 < ks.size() && ks[k].end <= s) ++k;
+    return k;
+  };
   for (std::size_t s = 0; s < info.size(); ++s) {
     for (const fuse_temp_use& u : info[s].temps) {
-      if (info[s].temp_of.size() <= u.access) info[s].temp_of.resize(u.access + 1, -1);
       auto it = std::find_if(temps.begin(), temps.end(), [&](const fuse_temp& t) { return t.object == u.object; });
       if (it == temps.end()) {
         bool read = u.access != 0;
@@ -624,7 +678,7 @@ inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std
         fuse_temp t;
         t.object = u.object;
         t.writer = s;
-        t.kernel = kernel_of[s];
+        t.kernel = kernel_of(s);
         t.rows = u.rows;
         t.row_bytes = u.row_bytes;
         t.eliminated = ks[t.kernel].fused;
@@ -632,7 +686,7 @@ inline std::vector<fuse_temp> plan_temporaries(std::vector<fuse_info>& info, std
         info[s].temp_of[u.access] = static_cast<int>(temps.size() - 1);
         continue;
       }
-      if (it->why.empty() && kernel_of[s] != it->kernel) {
+      if (it->why.empty() && kernel_of(s) != it->kernel) {
         it->eliminated = false;
         it->why = "statement " + std::to_string(s + 1) + " " + (u.access == 0 ? "writes" : "reads") +
                   " it in another kernel than statement " + std::to_string(it->writer + 1) + ", which writes it first";
@@ -682,6 +736,32 @@ inline std::byte* fuse_workspace(std::size_t bytes) {
   return b.p;
 }
 
+// A chunked scalar's partial sums, one per chunk: in place up to 16
+// chunks (every extent up to 65536 rows, fuse_rows_per_chunk), allocated
+// beyond.
+template <class V>
+class chunk_partials {
+ public:
+  chunk_partials() = default;
+  chunk_partials(const chunk_partials&) = delete;  // data_ may point into small_
+  chunk_partials& operator=(const chunk_partials&) = delete;
+  void assign(std::size_t n) {
+    if (n <= small_.size()) {
+      std::fill_n(small_.begin(), n, V{});
+      data_ = small_.data();
+    } else {
+      big_.assign(n, V{});
+      data_ = big_.data();
+    }
+  }
+  V& operator[](std::size_t c) noexcept { return data_[c]; }
+
+ private:
+  std::array<V, 16> small_{};
+  std::vector<V> big_;
+  V* data_ = small_.data();
+};
+
 // A fusion's reducer: what a chunked scalar's sum over the chunks becomes
 // before it is stored (dist::fuse sums it over the ranks).
 struct no_reduce {
@@ -704,18 +784,17 @@ class fusion {
   using K = typename info_t<X>::K;
 
   explicit fusion(Reduce reduce, const S&... s) : reduce_(std::move(reduce)), stmts_(&s...) {
-    info_.reserve(NS);
     [&]<std::size_t... X>(std::index_sequence<X...>) { (prepare<X>(), ...); }(std::make_index_sequence<NS>{});
-    plan_ = plan_fusion(info_);
+    nplan_ = plan_fusion(info_, plan_);
     if constexpr (reduces)
-      for (fused_kernel& k : plan_)
+      for (fused_kernel& k : plan())
         if (info_[k.begin].role == fuse_role::scalar) k.fused = true;
-    temps_ = plan_temporaries(info_, plan_);
+    temps_ = plan_temporaries(info_, plan());
   }
   fusion(const fusion&) = delete;
   fusion& operator=(const fusion&) = delete;
-  [[nodiscard]] const std::vector<fused_kernel>& plan() const noexcept { return plan_; }
-  [[nodiscard]] const std::vector<fuse_info>& info() const noexcept { return info_; }
+  [[nodiscard]] std::span<const fused_kernel> plan() const noexcept { return {plan_.data(), nplan_}; }
+  [[nodiscard]] std::span<const fuse_info> info() const noexcept { return info_; }
   [[nodiscard]] const std::vector<fuse_temp>& temporaries() const noexcept { return temps_; }
 
   void run(const executor& ex) {
@@ -732,7 +811,7 @@ class fusion {
       }
     } guard(this);
     [&]<std::size_t... X>(std::index_sequence<X...>) { (give_values<X>(true), ...); }(std::make_index_sequence<NS>{});
-    for (const fused_kernel& k : plan_) {
+    for (const fused_kernel& k : plan()) {
       if (!k.fused) {
         [&]<std::size_t... X>(std::index_sequence<X...>) {
           ((X == k.begin ? run_alone<X>(ex) : void()), ...);
@@ -748,6 +827,7 @@ class fusion {
   const auto& stmt() const {
     return *std::get<X>(stmts_);
   }
+  std::span<fused_kernel> plan() noexcept { return {plan_.data(), nplan_}; }
 
   // The statement's operands as the kernel numbers them: the output first.
   template <std::size_t X>
@@ -813,12 +893,11 @@ class fusion {
     using F = info_t<X>;
     const auto& s = stmt<X>();
     if constexpr (F::dropped) {
-      fuse_info in;
+      fuse_info& in = info_[X];
       in.dropped = true;
       in.into = s.into;
       in.text_of = &statement_text_default<typename F::desc>;
       check_pointwise_shapes(s.s, X, in.text_of);
-      info_.push_back(std::move(in));
     } else {
       prepare_running<X>();
     }
@@ -827,7 +906,7 @@ class fusion {
   void prepare_running() {
     using F = info_t<X>;
     const auto& s = stmt<X>();
-    fuse_info in;
+    fuse_info& in = info_[X];
     in.role = F::role;
     in.accumulate = F::accumulate;
     {
@@ -841,14 +920,13 @@ class fusion {
       KX::output::prepare(st);
       in.extent = static_cast<long long>(st.extent[KX::var_index(row_variable<KX>())]);
       in.group = rows_per_coordinate<KX>();
-      in.acc.reserve(KX::NA);
+      static_assert(KX::NA <= decltype(in.acc)::capacity(), "tensorlev::fuse: internal: too many accesses");
       [&]<std::size_t... A>(std::index_sequence<A...>) {
         (in.acc.push_back(describe_access<KX, A>(st)), ...);
       }(std::make_index_sequence<KX::NA>{});
       in.in_place_ok = KX::writes_in_place;
     }
     in.text_of = &statement_text_default<typename F::desc>;
-    info_.push_back(std::move(in));
   }
 
   template <std::size_t X>
@@ -955,7 +1033,7 @@ class fusion {
       (
           [&] {
             if constexpr (info_t<X>::role == fuse_role::scalar)
-              if (X >= k.begin && X < k.end) std::get<X>(partial_).assign(nchunks, typename K<X>::V{});
+              if (X >= k.begin && X < k.end) std::get<X>(partial_).assign(nchunks);
           }(),
           ...);
     }(std::make_index_sequence<NS>{});
@@ -1006,7 +1084,7 @@ class fusion {
   template <std::size_t X>
     requires(info_t<X>::role == fuse_role::scalar)
   struct partial_of<X> {
-    using type = std::vector<typename K<X>::V>;
+    using type = chunk_partials<typename K<X>::V>;
   };
   template <std::size_t... X>
   static auto states_type(std::index_sequence<X...>) -> std::tuple<typename state_of<X>::type...>;
@@ -1015,10 +1093,11 @@ class fusion {
 
   Reduce reduce_;
   std::tuple<const S*...> stmts_;
-  decltype(states_type(std::make_index_sequence<NS>{})) states_{};
+  decltype(states_type(std::make_index_sequence<NS>{})) states_;  // each assigned by prepare_running (not zeroed first)
   decltype(partials_type(std::make_index_sequence<NS>{})) partial_{};
-  std::vector<fuse_info> info_;
-  std::vector<fused_kernel> plan_;
+  std::array<fuse_info, NS> info_;  // not value-initialized: no zeroing of the accesses' room
+  std::array<fused_kernel, NS> plan_;
+  std::size_t nplan_ = 0;
   std::vector<fuse_temp> temps_;
   std::vector<std::shared_ptr<void>> owned_;  // allocated temporaries' values, for one run
 };
@@ -1412,7 +1491,9 @@ class substitution {
 
 // The fusion a fuse call runs (statements substituted, or as written),
 // handed to body as a maker: `typename M::type` is the fusion, `m.into(opt)`
-// constructs it in a std::optional (or throws the plan's error).
+// constructs it in a std::optional (or throws the plan's error), `m.with(r,
+// fn)` constructs it on the stack and calls fn with it (g++ 12 zeroes an
+// optional's whole storage first: 1.7 KB a call for three statements).
 template <class F, class Tuple>
 struct fusion_maker {
   using type = F;
@@ -1423,6 +1504,14 @@ struct fusion_maker {
     if (!error->empty()) throw tensorlev::error(*error);
     [&]<std::size_t... X>(std::index_sequence<X...>) { f.emplace(reduce, std::get<X>(*stmts)...); }(
         std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+  }
+  template <class Reduce, class Fn>
+  void with(const Reduce& reduce, Fn&& fn) const {
+    if (!error->empty()) throw tensorlev::error(*error);
+    [&]<std::size_t... X>(std::index_sequence<X...>) {
+      F f(reduce, std::get<X>(*stmts)...);
+      fn(f);
+    }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
   }
 };
 
@@ -1465,9 +1554,7 @@ struct run_fused_body {
   const executor* ex;
   template <class M>
   void operator()(const M& m) const {
-    std::optional<typename M::type> f;
-    m.into(f, no_reduce{});
-    f->run(*ex);
+    m.with(no_reduce{}, [&](typename M::type& f) { f.run(*ex); });
   }
 };
 
@@ -1519,9 +1606,10 @@ struct plan_body {
   std::string* out;
   template <class M>
   void operator()(const M& m) const {
-    std::optional<typename M::type> opt;
-    m.into(opt, no_reduce{});
-    const auto& f = *opt;
+    m.with(no_reduce{}, [&](const typename M::type& f) { print(f); });
+  }
+  template <class F>
+  void print(const F& f) const {
     std::string& o = *out;
     std::size_t n = 0;
     const auto statements = [](std::uint64_t mask) {
