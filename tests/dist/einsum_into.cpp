@@ -237,6 +237,31 @@ TEST(DistEinsumInto, OtherGridsAndShapes) {
   EXPECT_EQ(bad, 0);
 }
 
+// Two grids of the same extents over the same processes are one grid:
+// inputs built on a second, equal grid (its own communicator, congruent
+// with the output's) are taken, and the result is the loops'.
+TEST(DistEinsumInto, EqualGridsAreOneGrid) {
+  machine_grid g(MPI_COMM_WORLD, {0, 0});
+  machine_grid g2(MPI_COMM_WORLD, g.dims());
+  ASSERT_TRUE(g.same_as(g2));
+  ASSERT_TRUE(g2.same_as(g));
+  machine_grid line(MPI_COMM_WORLD, {0});
+  EXPECT_FALSE(g.same_as(line));
+  const auto A = random_dense<double, 2>({6, 5}, 11);
+  const auto B = random_dense<double, 2>({5, 4}, 12);
+  const auto dA = spread<tiles, double, 2>(g2, A, {6, 5});
+  const auto dB = spread<rows_rep, double, 2>(g, B, {5, 4});
+  auto dC = spread<tiles_t, double, 2>(g, random_dense<double, 2>({6, 4}, 13), {6, 4});
+  (void)einsum_into<"ik,kj->ij">(dC, dA, dB);
+  std::vector<double> want(24, 0.0);
+  for (int r = 0; r < 6; ++r)
+    for (int c = 0; c < 4; ++c)
+      for (int k = 0; k < 5; ++k) want[static_cast<std::size_t>(r * 4 + c)] += A.values()[r * 5 + k] * B.values()[k * 4 + c];
+  int bad = piece_matches(dC, want) ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, g.comm());
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(DistEinsumInto, ErrorsReachEveryRank) {
   machine_grid g(MPI_COMM_WORLD, {0, 0});
   machine_grid line(MPI_COMM_WORLD, {0});

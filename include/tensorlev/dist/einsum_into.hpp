@@ -121,7 +121,7 @@ einsum_run_result<V> einsum_into(einsum_options opt, dist_tensor<V, FO, DO, I>& 
   std::size_t k = 0;
   (
       [&](const auto& t) {
-        if (&t.grid() != &g && why.empty())
+        if (why.empty() && !t.grid().same_as(g))
           why = where + "input " + std::to_string(k) + " is on another grid than the output (" +
                 t.grid().shape_string() + " against " + g.shape_string() + ")";
         for (std::size_t d = 0; d < e.input_order[k]; ++d) take(d, t.dims()[d], "input", k, e.input[k][d]);

@@ -193,6 +193,17 @@ class machine_grid {
   }
   /// The Cartesian communicator (ranks in row-major coordinate order).
   [[nodiscard]] MPI_Comm comm() const noexcept { return cart_; }
+  /// Whether `o` is this grid or an equal one: the same extents over the
+  /// same processes in the same order (MPI_Comm_compare: identical or
+  /// congruent communicators), so that a rank and its coordinates mean the
+  /// same process in both. Local; every rank gets the same answer.
+  [[nodiscard]] bool same_as(const machine_grid& o) const {
+    if (this == &o) return true;
+    if (dims_ != o.dims_) return false;
+    int cmp = MPI_UNEQUAL;
+    check_mpi(MPI_Comm_compare(cart_, o.cart_, &cmp), "MPI_Comm_compare");
+    return cmp == MPI_IDENT || cmp == MPI_CONGRUENT;
+  }
   /// Ranks that share every coordinate but d; a rank's rank in it is its
   /// coordinate d.
   [[nodiscard]] MPI_Comm axis(std::size_t d) const { return axes_.at(d); }

@@ -109,7 +109,7 @@ inline std::string same_dims(const char* fn, const char* a, long long na, const 
 
 template <class... T>
 std::string same_grid(const char* fn, const machine_grid& g, const T&... t) {
-  if (((&t.grid() == &g) && ...)) return {};
+  if ((t.grid().same_as(g) && ...)) return {};
   return std::string("tensorlev::dist::") + fn + ": the tensors are on different grids";
 }
 // "" when C(i,j) = A(i,k) B(k,j) composes, else which extents differ.
@@ -276,7 +276,7 @@ class ghost_spmv {
   /// `q.local()(i) = matrix()(i, j) * ghost_values()(j)` is this rank's rows of A x.
   void exchange(const dist_tensor<V, dense_vector, Dx, I>& x) {
     const machine_grid& g = *grid_;
-    agree(g, &x.grid() == &g && x.map().splits(0) == xmap_.splits(0),
+    agree(g, x.grid().same_as(g) && x.map().splits(0) == xmap_.splits(0),
           "tensorlev::dist::ghost_spmv: x does not match the plan (grid, x's splits)");
     const auto xv = x.local().values();
     send_.resize(send_index_.size());
