@@ -58,6 +58,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -318,37 +319,46 @@ struct fused_statement<substituted<statement<Out, E, Accumulate>>> {
 
 // A vector of at most N trivially copyable values, held in place: a
 // statement's accesses (at most max_accesses), so that planning a fusion
-// allocates nothing. The values past size() are never constructed.
+// does not allocate them. The values past size() are never constructed
+// (bytes that provide storage; a fusion's infos take about 1.3 KB each on
+// the caller's stack).
 template <class T, std::size_t N>
   requires std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>
 class bounded_vector {
  public:
-  bounded_vector() noexcept {}
+  bounded_vector() noexcept {}  // buf_ left uninitialized
+  bounded_vector(const bounded_vector& o) noexcept : n_(o.n_) { std::memcpy(buf_, o.buf_, n_ * sizeof(T)); }
+  bounded_vector& operator=(const bounded_vector& o) noexcept {
+    if (this != &o) {
+      std::memmove(buf_, o.buf_, o.n_ * sizeof(T));
+      n_ = o.n_;
+    }
+    return *this;
+  }
   [[nodiscard]] std::size_t size() const noexcept { return n_; }
   [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
   [[nodiscard]] static constexpr std::size_t capacity() noexcept { return N; }
   void push_back(const T& x) {
     if (n_ == N) [[unlikely]]
       full();
-    std::construct_at(&s_.v[n_], x);
+    std::construct_at(reinterpret_cast<T*>(buf_) + n_, x);
     ++n_;
   }
   void clear() noexcept { n_ = 0; }
-  T& operator[](std::size_t i) noexcept { return s_.v[i]; }
-  const T& operator[](std::size_t i) const noexcept { return s_.v[i]; }
-  T* begin() noexcept { return s_.v; }
-  T* end() noexcept { return s_.v + n_; }
-  const T* begin() const noexcept { return s_.v; }
-  const T* end() const noexcept { return s_.v + n_; }
+  T& operator[](std::size_t i) noexcept { return data()[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + n_; }
+  const T* begin() const noexcept { return data(); }
+  const T* end() const noexcept { return data() + n_; }
+  T* data() noexcept { return std::launder(reinterpret_cast<T*>(buf_)); }
+  const T* data() const noexcept { return std::launder(reinterpret_cast<const T*>(buf_)); }
 
  private:
   [[noreturn, gnu::cold, gnu::noinline]] static void full() {
     throw error("tensorlev::fuse: internal error: more than " + std::to_string(N) + " entries");
   }
-  union storage {
-    storage() noexcept {}
-    T v[N];
-  } s_;
+  alignas(T) std::byte buf_[N * sizeof(T)];
   std::size_t n_ = 0;
 };
 
@@ -787,9 +797,9 @@ class fusion {
     [&]<std::size_t... X>(std::index_sequence<X...>) { (prepare<X>(), ...); }(std::make_index_sequence<NS>{});
     nplan_ = plan_fusion(info_, plan_);
     if constexpr (reduces)
-      for (fused_kernel& k : plan())
+      for (fused_kernel& k : plan_mut())
         if (info_[k.begin].role == fuse_role::scalar) k.fused = true;
-    temps_ = plan_temporaries(info_, plan());
+    temps_ = plan_temporaries(info_, plan_mut());
   }
   fusion(const fusion&) = delete;
   fusion& operator=(const fusion&) = delete;
@@ -827,7 +837,7 @@ class fusion {
   const auto& stmt() const {
     return *std::get<X>(stmts_);
   }
-  std::span<fused_kernel> plan() noexcept { return {plan_.data(), nplan_}; }
+  std::span<fused_kernel> plan_mut() noexcept { return {plan_.data(), nplan_}; }
 
   // The statement's operands as the kernel numbers them: the output first.
   template <std::size_t X>
@@ -1093,7 +1103,7 @@ class fusion {
 
   Reduce reduce_;
   std::tuple<const S*...> stmts_;
-  decltype(states_type(std::make_index_sequence<NS>{})) states_;  // each assigned by prepare_running (not zeroed first)
+  decltype(states_type(std::make_index_sequence<NS>{})) states_{};
   decltype(partials_type(std::make_index_sequence<NS>{})) partial_{};
   std::array<fuse_info, NS> info_;  // not value-initialized: no zeroing of the accesses' room
   std::array<fused_kernel, NS> plan_;

@@ -252,7 +252,10 @@ TEST(DistEinsumInto, EqualGridsAreOneGrid) {
   const auto dA = spread<tiles, double, 2>(g2, A, {6, 5});
   const auto dB = spread<rows_rep, double, 2>(g, B, {5, 4});
   auto dC = spread<tiles_t, double, 2>(g, random_dense<double, 2>({6, 4}, 13), {6, 4});
+  const auto g2_before = g2.stats().total();
   (void)einsum_into<"ik,kj->ij">(dC, dA, dB);
+  // The moves are counted on the output's grid, not on the input's equal one.
+  EXPECT_EQ(g2.stats().total(), g2_before);
   std::vector<double> want(24, 0.0);
   for (int r = 0; r < 6; ++r)
     for (int c = 0; c < 4; ++c)
@@ -260,6 +263,29 @@ TEST(DistEinsumInto, EqualGridsAreOneGrid) {
   int bad = piece_matches(dC, want) ? 0 : 1;
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, g.comm());
   EXPECT_EQ(bad, 0);
+  // The same extents over the ranks in reverse order (a similar, not
+  // congruent, communicator) is another grid: refused on every rank.
+  int size = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (size > 1) {
+    MPI_Comm reversed = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &reversed);
+    {
+      machine_grid gr(reversed, g.dims());
+      EXPECT_FALSE(g.same_as(gr));
+      const auto rA = spread<tiles, double, 2>(gr, A, {6, 5});
+      try {
+        (void)einsum_into<"ik,kj->ij">(dC, rA, dB);
+        ADD_FAILURE() << "an input on a grid over other ranks' order accepted";
+      } catch (const shape_error& e) {
+        EXPECT_NE(std::string(e.what()).find("input 0 is on another grid than the output"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("another rank order"), std::string::npos) << e.what();
+      }
+    }
+    MPI_Comm_free(&reversed);
+  }
 }
 
 TEST(DistEinsumInto, ErrorsReachEveryRank) {

@@ -393,8 +393,12 @@ using message = fetch_message;
 template <class V>
 class fetcher {
  public:
+  // t's tiles, moved over g (t's grid or an equal one: the traffic is
+  // counted in g's stats()).
   template <class T>
-  explicit fetcher(const T& t) : g_(t.grid()), coords_(t.grid().dims()), tile_(static_cast<std::size_t>(g_.size())) {
+  explicit fetcher(const T& t) : fetcher(t.grid(), t) {}
+  template <class T>
+  fetcher(const machine_grid& g, const T& t) : g_(g), coords_(g.dims()), tile_(static_cast<std::size_t>(g_.size())) {
     const std::size_t n = t.dims().size();
     for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), n);
     owner_.resize(static_cast<std::size_t>(g_.size()));
@@ -805,14 +809,14 @@ struct names_tag {
 // coordinates, the step's variable ranges and the inputs' step boxes
 // (row-major).
 template <fixed_string... In, class Run, class... T>
-void stepped_products(const statement_plan& pl, const statement_schedule& s, std::size_t me, Run&& run,
-                      const T&... in) {
+void stepped_products(const machine_grid& g, const statement_plan& pl, const statement_schedule& s, std::size_t me,
+                      Run&& run, const T&... in) {
   using T0 = std::tuple_element_t<0, std::tuple<T...>>;
   using V = typename T0::value_type;
   using I = typename T0::index_type;
   using names = std::tuple<names_tag<In>...>;
   constexpr std::size_t n = sizeof...(In);
-  std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(in)...};
+  std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(g, in)...};  // traffic in g's stats
   const auto ins = std::forward_as_tuple(in...);
   constexpr std::array<bool, n> dense{row_major_dense_v<typename T::format_type>...};
   std::array<const std::vector<V>*, n> data{};
@@ -1064,7 +1068,7 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
   };
   std::vector<V> step_out;
   stepped_products<In...>(
-      pl, s, me,
+      g, pl, s, me,
       [&](const auto& product, const statement_plan::ranges& rg, const auto& spans) {
         const boxn sb = statement_plan::project(out_ix, rg);
         // The leaf: a matrix product of the boxes (BLAS when linked and
@@ -1245,7 +1249,7 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
   detail::agree_on_value(g, s.hash(), "tensorlev::dist::reduce: the ranks passed different schedules");
   V v{};
   detail::stepped_products<In...>(
-      pl, s, static_cast<std::size_t>(g.rank()),
+      g, pl, s, static_cast<std::size_t>(g.rank()),
       [&](const auto& product, const detail::statement_plan::ranges&, const auto&) {
         scalar<V> sc;
         tensorlev::compute(ex, sc(), product);

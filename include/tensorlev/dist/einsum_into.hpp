@@ -123,7 +123,9 @@ einsum_run_result<V> einsum_into(einsum_options opt, dist_tensor<V, FO, DO, I>& 
       [&](const auto& t) {
         if (why.empty() && !t.grid().same_as(g))
           why = where + "input " + std::to_string(k) + " is on another grid than the output (" +
-                t.grid().shape_string() + " against " + g.shape_string() + ")";
+                t.grid().shape_string() + " against " + g.shape_string() +
+                (t.grid().dims() == g.dims() ? ": the same extents over other processes or another rank order" : "") +
+                ")";
         for (std::size_t d = 0; d < e.input_order[k]; ++d) take(d, t.dims()[d], "input", k, e.input[k][d]);
         ++k;
       }(in),
@@ -157,7 +159,7 @@ einsum_run_result<V> einsum_into(einsum_options opt, dist_tensor<V, FO, DO, I>& 
           const bool builds = !opt.inputs_from_owners || detail::first_replica(*reader, e.input_mask(k), r);
           need.push_back(builds ? detail::operand_block(e, k, *reader, ext, r) : boxn{e.input_order[k], {}, {}});
         }
-        detail::fetcher<V> f(t);
+        detail::fetcher<V> f(g, t);  // counted in out's grid's stats() (t's is the same or an equal one)
         block[k] = f.fetch(need);
         box[k] = need[static_cast<std::size_t>(me)];
         ++k;

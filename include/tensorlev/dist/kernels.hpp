@@ -263,7 +263,7 @@ class ghost_spmv {
   template <class Dy>
   void operator()(dist_tensor<V, dense_vector, Dy, I>& y, const dist_tensor<V, dense_vector, Dx, I>& x,
                   const executor& ex = serial) {
-    agree(*grid_, &y.grid() == grid_ && y.local().dimension(0) == local_->dimension(0),
+    agree(*grid_, y.grid().same_as(*grid_) && y.local().dimension(0) == local_->dimension(0),
           "tensorlev::dist::ghost_spmv: y does not match the plan (grid, A's rows)");
     exchange(x);
     using namespace tensorlev::indices;
