@@ -58,7 +58,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <numeric>
@@ -327,14 +326,6 @@ template <class T, std::size_t N>
 class bounded_vector {
  public:
   bounded_vector() noexcept {}  // buf_ left uninitialized
-  bounded_vector(const bounded_vector& o) noexcept : n_(o.n_) { std::memcpy(buf_, o.buf_, n_ * sizeof(T)); }
-  bounded_vector& operator=(const bounded_vector& o) noexcept {
-    if (this != &o) {
-      std::memmove(buf_, o.buf_, o.n_ * sizeof(T));
-      n_ = o.n_;
-    }
-    return *this;
-  }
   [[nodiscard]] std::size_t size() const noexcept { return n_; }
   [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
   [[nodiscard]] static constexpr std::size_t capacity() noexcept { return N; }
@@ -344,7 +335,6 @@ class bounded_vector {
     std::construct_at(reinterpret_cast<T*>(buf_) + n_, x);
     ++n_;
   }
-  void clear() noexcept { n_ = 0; }
   T& operator[](std::size_t i) noexcept { return data()[i]; }
   const T& operator[](std::size_t i) const noexcept { return data()[i]; }
   T* begin() noexcept { return data(); }
@@ -601,38 +591,30 @@ struct fused_kernel {
 // Statements substituted into their readers (dropped) belong to no kernel
 // and end none; a kernel's range [begin, end) may hold some.
 inline std::size_t plan_fusion(std::span<const fuse_info> info, std::span<fused_kernel> out) {
-  std::size_t nk = 0;
-  const std::span<fused_kernel> ks_all = out;
-  struct kernels {
-    std::span<fused_kernel> all;
-    std::size_t& n;
-    [[nodiscard]] bool empty() const noexcept { return n == 0; }
-    fused_kernel& back() const noexcept { return all[n - 1]; }
-    void push_back(fused_kernel k) const { all[n++] = std::move(k); }
-  } ks{ks_all, nk};
+  std::size_t nk = 0;  // kernels so far: out[0, nk)
   std::size_t last = 0;  // the last statement that runs, before s
   for (std::size_t s = 0; s < info.size(); ++s) {
     if (info[s].dropped) continue;
     check_in_place(info[s], s);
     bool in_place = false;
     for (std::size_t x = 1; x < info[s].acc.size(); ++x) in_place = in_place || info[s].acc[x].overlaps(info[s].acc[0]);
-    if (!ks.empty() && ks.back().fused && info[s].role != fuse_role::alone) {
+    if (nk > 0 && out[nk - 1].fused && info[s].role != fuse_role::alone) {
       std::string why;
-      for (std::size_t a = ks.back().begin; a < s && why.empty(); ++a)
+      for (std::size_t a = out[nk - 1].begin; a < s && why.empty(); ++a)
         if (!info[a].dropped) why = fuse_conflict(info[a], a, info[s], s);
-      const long long group = std::lcm(ks.back().group, info[s].group);
+      const long long group = std::lcm(out[nk - 1].group, info[s].group);
       if (why.empty() && group > fuse_chunk_rows)
         why = "its blocks of " + std::to_string(info[s].group) + " rows and the kernel's of " +
-              std::to_string(ks.back().group) + " need chunks of a multiple of " + std::to_string(group) + " rows";
+              std::to_string(out[nk - 1].group) + " need chunks of a multiple of " + std::to_string(group) + " rows";
       if (why.empty()) {
-        ks.back().group = group;
-        ks.back().end = s + 1;
+        out[nk - 1].group = group;
+        out[nk - 1].end = s + 1;
         last = s;
         continue;
       }
-      ks.back().why_end = "statement " + std::to_string(s + 1) + " starts a new kernel: " + why;
-    } else if (!ks.empty()) {
-      ks.back().why_end = info[s].role == fuse_role::alone
+      out[nk - 1].why_end = "statement " + std::to_string(s + 1) + " starts a new kernel: " + why;
+    } else if (nk > 0) {
+      out[nk - 1].why_end = info[s].role == fuse_role::alone
                               ? "statement " + std::to_string(s + 1) + " cannot be fused"
                               : "statement " + std::to_string(s + 1) + " starts a new kernel: statement " +
                                     std::to_string(last + 1) + " cannot be fused";
@@ -645,11 +627,11 @@ inline std::size_t plan_fusion(std::span<const fuse_info> info, std::span<fused_
     k.extent = info[s].extent;
     k.group = info[s].group;
     k.first_in_place = in_place;
-    ks.push_back(std::move(k));
+    out[nk++] = std::move(k);
   }
   // A fusable statement left alone runs as `=` runs it (no chunks), unless
   // it updates its output in place, which only the fused loop allows.
-  for (fused_kernel& k : ks_all.first(nk)) {
+  for (fused_kernel& k : out.first(nk)) {
     std::size_t running = 0;
     for (std::size_t s = k.begin; s < k.end; ++s) running += info[s].dropped ? 0 : 1;
     if (k.fused && running == 1 && !k.first_in_place) k.fused = false;

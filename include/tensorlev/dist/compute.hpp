@@ -396,8 +396,6 @@ class fetcher {
   // t's tiles, moved over g (t's grid or an equal one: the traffic is
   // counted in g's stats()).
   template <class T>
-  explicit fetcher(const T& t) : fetcher(t.grid(), t) {}
-  template <class T>
   fetcher(const machine_grid& g, const T& t) : g_(g), coords_(g.dims()), tile_(static_cast<std::size_t>(g_.size())) {
     const std::size_t n = t.dims().size();
     for (int r = 0; r < g_.size(); ++r) tile_[static_cast<std::size_t>(r)] = to_boxn(t.map().box_of(g_.coords_of(r)), n);
