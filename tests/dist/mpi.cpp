@@ -1724,6 +1724,44 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
                    [](std::size_t, const long long*) { return 1.0; }),
                tensorlev::shape_error);
 }
+
+// Collectives in pieces of at most detail::mpi_chunk values (2^30 in use,
+// so that a block of 2^31 values or more is combined rather than refused on
+// the ranks that hold it), lowered here to 5: the grid's broadcast,
+// reduce_sum and allreduce_sum and einsum_distributed's partial sums give
+// what one call gives, for counts below, at and across the chunk size.
+TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
+  struct restore {
+    long long old = tensorlev::dist::detail::mpi_chunk;
+    ~restore() { tensorlev::dist::detail::mpi_chunk = old; }
+  } keep;
+  tensorlev::dist::detail::mpi_chunk = 5;
+  machine_grid g(MPI_COMM_WORLD, {0});
+  const int p = world_size(), me = g.rank();
+  for (const std::size_t n : {0, 1, 4, 5, 6, 10, 23}) {
+    std::vector<double> a(n), b(n), c(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      a[k] = b[k] = 100.0 * me + static_cast<double>(k);
+      c[k] = me == 0 ? static_cast<double>(k) + 0.5 : -1.0;
+    }
+    g.allreduce_sum(a.data(), n, g.comm());
+    g.reduce_sum(b.data(), n, 0, g.comm());
+    g.broadcast(c.data(), n, 0, g.comm());
+    for (std::size_t k = 0; k < n; ++k) {
+      const double sum = 100.0 * p * (p - 1) / 2 + static_cast<double>(p) * static_cast<double>(k);
+      EXPECT_EQ(a[k], sum) << "allreduce, n = " << n << ", entry " << k;
+      EXPECT_EQ(b[k], me == 0 ? sum : 100.0 * me + static_cast<double>(k)) << "reduce, n = " << n << ", entry " << k;
+      EXPECT_EQ(c[k], static_cast<double>(k) + 0.5) << "broadcast, n = " << n << ", entry " << k;
+    }
+  }
+  // Partial sums over split reductions, with blocks of more than 5 values.
+  std::size_t bad = 0;
+  bad += einsum_case("ij,jk->ik", {6, 7, 8});
+  bad += einsum_case("ijk,ja,ka->ia", {6, 7, 6, 3});
+  bad += einsum_case("ijk,ja,ka,al->il", {6, 6, 6, 3, 7});
+  bad += einsum_case("ij,jk->ik", {3, 40, 4});
+  EXPECT_EQ(bad, 0u);
+}
 }  // namespace
 
 #define TL_MPI_TESTS_PASSED "dist tests"

@@ -392,9 +392,9 @@ einsum_run_result<V> einsum_distributed(MPI_Comm comm, const einsum_spec& e, std
         if (((summed >> gidx[q]) & 1U) == 0) color = color * rep.grid[q] + gp->coords()[q];
       MPI_Comm sub = MPI_COMM_NULL;
       check_mpi(MPI_Comm_split(gp->comm(), static_cast<int>(color), gp->rank(), &sub), "MPI_Comm_split");
-      check_mpi(MPI_Allreduce(MPI_IN_PLACE, r.block.data.data(), mpi_count(r.block.size(), "einsum_distributed"),
-                              mpi_type<V>(), MPI_SUM, sub),
-                "MPI_Allreduce");
+      // Every rank of sub holds the same output block (they differ only in
+      // summed coordinates), so all make the same chunked calls.
+      detail::allreduce_sum_chunked(r.block.data.data(), r.block.size(), sub);
       MPI_Comm_free(&sub);
       // Counted as a reduce-scatter plus an all-gather: 2 (k - 1) / k of the block sent.
       const long long bytes = 2 * (group_size - 1) * r.block.size() * static_cast<long long>(sizeof(V)) / group_size;

@@ -72,6 +72,34 @@ MPI_Datatype mpi_type() {
   else static_assert(sizeof(T) == 0, "tensorlev::dist: no MPI datatype for this value or index type");
 }
 
+namespace detail {
+/// The most values one call of a chunked collective carries (the grid's
+/// broadcast, reduce_sum and allreduce_sum, einsum_distributed's partial
+/// sums): 2^30, under MPI's int counts, so that a block of 2^31 values or
+/// more is combined in several calls instead of refused (a refusal would
+/// reach only the ranks whose blocks are that large). Tests lower it to run
+/// the chunked path on small data.
+inline long long mpi_chunk = 1LL << 30;
+
+/// Calls f(first, count) for consecutive pieces [first, first + count) of
+/// [0, n), each at most mpi_chunk values (count an int), none when n is 0:
+/// ranks that pass the same n make the same calls.
+template <class F>
+void for_mpi_chunks(long long n, F&& f) {
+  const long long step = mpi_chunk > 0 && mpi_chunk <= 2147483647LL ? mpi_chunk : 2147483647LL;
+  for (long long at = 0; at < n; at += step) f(at, static_cast<int>(std::min(step, n - at)));
+}
+
+/// In-place sum over communicator c of n values at data, in chunks (every
+/// rank of c passes the same n).
+template <class T>
+void allreduce_sum_chunked(T* data, long long n, MPI_Comm c) {
+  for_mpi_chunks(n, [&](long long at, int count) {
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, data + at, count, mpi_type<T>(), MPI_SUM, c), "MPI_Allreduce");
+  });
+}
+}  // namespace detail
+
 /// Kinds of communication, counted separately.
 enum class comm_kind : unsigned char { broadcast, allgather, shift, reduce, alltoall, count };
 inline constexpr std::size_t comm_kinds = static_cast<std::size_t>(comm_kind::count);
@@ -221,7 +249,9 @@ class machine_grid {
   void broadcast(T* data, std::size_t n, int root, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
     if (members > 1 && n > 0) {  // n is the same on every rank: all skip together
-      check_mpi(MPI_Bcast(data, mpi_count(static_cast<long long>(n), "broadcast"), mpi_type<T>(), root, c), "MPI_Bcast");
+      detail::for_mpi_chunks(static_cast<long long>(n), [&](long long at, int count) {
+        check_mpi(MPI_Bcast(data + at, count, mpi_type<T>(), root, c), "MPI_Bcast");
+      });
       const long long bytes = static_cast<long long>(n * sizeof(T));
       if (me == root)
         for (int k = 1; k < members; ++k) stats_.sent(comm_kind::broadcast, bytes);
@@ -277,13 +307,16 @@ class machine_grid {
     const auto [me, members] = rank_and_size(c);
     if (members == 1) return;
     const long long bytes = static_cast<long long>(n * sizeof(T));
+    const bool at_root = me == root;  // (clang 14 captures no structured binding)
+    detail::for_mpi_chunks(static_cast<long long>(n), [&](long long at, int count) {
+      if (at_root)
+        check_mpi(MPI_Reduce(MPI_IN_PLACE, data + at, count, mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
+      else
+        check_mpi(MPI_Reduce(data + at, nullptr, count, mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
+    });
     if (me == root) {
-      check_mpi(MPI_Reduce(MPI_IN_PLACE, data, mpi_count(static_cast<long long>(n), "reduce"), mpi_type<T>(), MPI_SUM, root, c),
-                "MPI_Reduce");
       for (int k = 1; k < members; ++k) stats_.received(comm_kind::reduce, bytes);
     } else {
-      check_mpi(MPI_Reduce(data, nullptr, mpi_count(static_cast<long long>(n), "reduce"), mpi_type<T>(), MPI_SUM, root, c),
-                "MPI_Reduce");
       stats_.sent(comm_kind::reduce, bytes);
     }
   }
@@ -294,8 +327,7 @@ class machine_grid {
   void allreduce_sum(T* data, std::size_t n, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
     if (members == 1) return;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, data, mpi_count(static_cast<long long>(n), "allreduce"), mpi_type<T>(), MPI_SUM, c),
-              "MPI_Allreduce");
+    detail::allreduce_sum_chunked(data, static_cast<long long>(n), c);
     const long long bytes = static_cast<long long>(n * sizeof(T));
     if (me == 0) {
       for (int k = 1; k < members; ++k) {
