@@ -11,9 +11,10 @@
 ///     tensorlev::compute(tensorlev::serial, y(i), A(i, j) * x(j));
 ///     tensorlev::compute(tensorlev::kokkos_executor<Kokkos::OpenMP>{}, y(i), A(i, j) * x(j));
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "detail/atomic.hpp"
 
 namespace tensorlev {
 
@@ -73,8 +74,8 @@ template <class L>
 concept device_launcher = requires { typename L::device_launcher_tag; };
 
 namespace detail {
-inline std::atomic<std::uint64_t> kernel_count{0};
-inline void count_kernel() noexcept { kernel_count.fetch_add(1, std::memory_order_relaxed); }
+inline std::uint64_t kernel_count = 0;  // atomic: kernels run on several threads
+inline void count_kernel() noexcept { (void)atomic_fetch_add_relaxed(&kernel_count, std::uint64_t{1}); }
 }  // namespace detail
 
 /// How many loop nests generated kernels have run in this process, on any
@@ -85,7 +86,7 @@ inline void count_kernel() noexcept { kernel_count.fetch_add(1, std::memory_orde
 /// of code to count what that code ran (examples/cg prints it per
 /// iteration).
 [[nodiscard]] inline std::uint64_t kernels_run() noexcept {
-  return detail::kernel_count.load(std::memory_order_relaxed);
+  return detail::atomic_load_relaxed(&detail::kernel_count);
 }
 
 /// The default: the calling thread, no chunking.

@@ -58,7 +58,6 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <numeric>
 #include <optional>
@@ -71,6 +70,7 @@
 
 #include "codegen.hpp"
 #include "codegen/substitute.hpp"
+#include "detail/owned.hpp"
 #include "format.hpp"
 #include "levels/dense.hpp"
 #include "levels/window.hpp"
@@ -853,9 +853,10 @@ class fusion {
       if (!give) {
         *t = detail::window_of(*t, 0, 0, static_cast<V*>(nullptr));
       } else if (t->values().empty() && it->rows > 0 && it->row_bytes > 0) {
-        auto buf = std::make_shared<std::vector<V>>(static_cast<std::size_t>(it->rows) * it->row_bytes / sizeof(V));
+        auto* buf = new std::vector<V>(static_cast<std::size_t>(it->rows) * it->row_bytes / sizeof(V));
+        auto owner = detail::unique_erased::adopt(buf);
+        owned_.push_back(std::move(owner));
         *t = detail::window_of(*t, 0, t->dimension(0), buf->data());
-        owned_.push_back(std::move(buf));
       }
     }
   }
@@ -1091,7 +1092,7 @@ class fusion {
   std::array<fused_kernel, NS> plan_;
   std::size_t nplan_ = 0;
   std::vector<fuse_temp> temps_;
-  std::vector<std::shared_ptr<void>> owned_;  // allocated temporaries' values, for one run
+  std::vector<detail::unique_erased> owned_;  // allocated temporaries' values, for one run
 };
 
 template <class S>

@@ -30,13 +30,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "config.hpp"
+#include "detail/atomic.hpp"
 #include "error.hpp"
 
 namespace tensorlev {
@@ -84,30 +84,47 @@ class shared_array {
   using T = value_type;
 
   shared_array() = default;
-  explicit shared_array(A v) : v_(std::make_shared<A>(std::move(v))) {}
+  explicit shared_array(A v) : b_(new box{std::move(v)}) {}
   /// From anything A is made from (a std::vector for a Kokkos View array).
   template <class U>
     requires(!std::is_same_v<std::remove_cvref_t<U>, A> && !std::is_same_v<std::remove_cvref_t<U>, shared_array> &&
              std::is_constructible_v<A, U &&>)
-  explicit shared_array(U&& u) : v_(std::make_shared<A>(std::forward<U>(u))) {}
+  explicit shared_array(U&& u) : b_(new box{A(std::forward<U>(u))}) {}
+  shared_array(const shared_array& o) noexcept : b_(o.b_) {
+    if (b_ != nullptr) detail::ref_increment(&b_->refs);
+  }
+  shared_array(shared_array&& o) noexcept : b_(std::exchange(o.b_, nullptr)) {}
+  shared_array& operator=(const shared_array& o) noexcept {
+    shared_array(o).swap(*this);
+    return *this;
+  }
+  shared_array& operator=(shared_array&& o) noexcept {
+    shared_array(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~shared_array() { release(); }
+  void swap(shared_array& o) noexcept { std::swap(b_, o.b_); }
 
   /// Starts a new buffer, leaving the old one to the copies that share it.
-  void fresh() { v_ = std::make_shared<A>(); }
+  void fresh() { shared_array(A()).swap(*this); }
 
-  [[nodiscard]] T* data() noexcept { return v_ ? v_->data() : nullptr; }
-  [[nodiscard]] const T* data() const noexcept { return v_ ? v_->data() : nullptr; }
-  [[nodiscard]] std::size_t size() const noexcept { return v_ ? v_->size() : 0; }
+  [[nodiscard]] T* data() noexcept { return b_ != nullptr ? b_->v.data() : nullptr; }
+  [[nodiscard]] const T* data() const noexcept { return b_ != nullptr ? b_->v.data() : nullptr; }
+  [[nodiscard]] std::size_t size() const noexcept { return b_ != nullptr ? b_->v.size() : 0; }
   [[nodiscard]] bool empty() const noexcept { return size() == 0; }
   [[nodiscard]] T& operator[](std::size_t i) noexcept { return data()[i]; }
   [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return data()[i]; }
-  [[nodiscard]] std::size_t capacity() const noexcept { return v_ ? v_->capacity() : 0; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return b_ != nullptr ? b_->v.capacity() : 0; }
   /// The array (created empty if there is none yet) for assembly.
   [[nodiscard]] A& vec() {
-    if (!v_) v_ = std::make_shared<A>();
-    return *v_;
+    if (b_ == nullptr) b_ = new box{A()};
+    return b_->v;
   }
-  [[nodiscard]] const A* get() const noexcept { return v_.get(); }
-  [[nodiscard]] long use_count() const noexcept { return v_.use_count(); }
+  [[nodiscard]] const A* get() const noexcept { return b_ != nullptr ? &b_->v : nullptr; }
+  /// How many shared_arrays hold this buffer (0 without one).
+  [[nodiscard]] long use_count() const noexcept {
+    return b_ != nullptr ? static_cast<long>(detail::atomic_load_relaxed(&b_->refs)) : 0;
+  }
   [[nodiscard]] const T* begin() const noexcept { return data(); }
   [[nodiscard]] const T* end() const noexcept { return data() + size(); }
   /// Element-wise equality with a vector.
@@ -116,7 +133,18 @@ class shared_array {
   }
 
  private:
-  std::shared_ptr<A> v_;
+  // The array and its count of owners, in one allocation (as
+  // std::make_shared does). The count is atomic: copies of one tensor may
+  // be made and dropped on several threads.
+  struct box {
+    A v;
+    std::size_t refs = 1;
+  };
+  void release() noexcept {
+    if (b_ != nullptr && detail::ref_decrement(&b_->refs) == 0) delete b_;
+    b_ = nullptr;
+  }
+  box* b_ = nullptr;
 };
 
 /// A reference-counted std::vector (owning storage's shared arrays).

@@ -36,6 +36,28 @@
 
 namespace tensorlev {
 
+namespace detail {
+// The run-time errors every statement can raise, out of line and cold: one
+// copy of their message building per translation unit, not one per
+// statement and operand (most of a small kernel's code was these strings;
+// docs/design.md, "What a translation unit includes").
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_extent_mismatch(char var, std::size_t acc, std::size_t dim,
+                                                                        long long extent, std::size_t first_acc,
+                                                                        std::size_t first_dim, long long first_extent) {
+  auto name = [](std::size_t a) { return a == 0 ? std::string("the output") : "operand " + std::to_string(a); };
+  throw shape_error("index variable '" + std::string(1, var) + "': " + name(acc) + " has extent " +
+                    std::to_string(extent) + " in dimension " + std::to_string(dim) + " but " + name(first_acc) +
+                    " has extent " + std::to_string(first_extent) + " in dimension " + std::to_string(first_dim));
+}
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_output_on_right(std::size_t acc) {
+  throw error("tensorlev: the output of a statement also appears on its right-hand side (operand " +
+              std::to_string(acc) +
+              ") other than in place (the same component read and written, in a statement without "
+              "reductions that adds with += or stores each component once); compute into a "
+              "separate tensor");
+}
+}  // namespace detail
+
 namespace cg {
 
 // ---- compile errors with readable messages -----------------------------------
@@ -1768,13 +1790,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
                 if (!seen[v]) {
                   seen[v] = true, extent[v] = dims[x], from_acc[v] = A, from_dim[v] = x;
                 } else if (extent[v] != dims[x]) {
-                  auto name = [](std::size_t a) {
-                    return a == 0 ? std::string("the output") : "operand " + std::to_string(a);
-                  };
-                  throw shape_error("index variable '" + std::string(1, D.acc[A].vars[x]) + "': " + name(A) +
-                                    " has extent " + std::to_string(dims[x]) + " in dimension " + std::to_string(x) +
-                                    " but " + name(from_acc[v]) + " has extent " + std::to_string(extent[v]) +
-                                    " in dimension " + std::to_string(from_dim[v]));
+                  detail::throw_extent_mismatch(D.acc[A].vars[x], A, x, static_cast<long long>(dims[x]), from_acc[v],
+                                                from_dim[v], static_cast<long long>(extent[v]));
                 }
               }
             }
@@ -1919,11 +1936,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           [&] {
             if constexpr (A > 0 && std::is_same_v<op_t<A>, op_t<0>> && !reads_output_in_place(A)) {
               if (static_cast<const void*>(std::get<A>(st.ops)) == static_cast<const void*>(std::get<0>(st.ops)))
-                throw error("tensorlev: the output of a statement also appears on its right-hand side (operand " +
-                            std::to_string(A) +
-                            ") other than in place (the same component read and written, in a statement without "
-                            "reductions that adds with += or stores each component once); compute into a "
-                            "separate tensor");
+                detail::throw_output_on_right(A);
             }
           }(),
           ...);

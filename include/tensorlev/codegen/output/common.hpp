@@ -15,12 +15,10 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -28,6 +26,8 @@
 #include <vector>
 
 #include "../../config.hpp"
+#include "../../detail/atomic.hpp"
+#include "../../detail/owned.hpp"
 #include "../../error.hpp"
 #include "../../execution.hpp"
 #include "../../formats.hpp"
@@ -48,42 +48,32 @@ class scratch_pool {
   template <class Make>
   T* acquire(Make make) {
     {
-      const guard g(busy_);
+      const spin_guard g(busy_);
       if (!free_.empty()) {
         T* t = free_.back();
         free_.pop_back();
         return t;
       }
     }
-    auto made = std::make_unique<T>(make());
-    const guard g(busy_);
+    unique_object<T> made(new T(make()));
+    const spin_guard g(busy_);
     free_.reserve(all_.size() + 1);  // so that release never allocates
     all_.push_back(std::move(made));
     return all_.back().get();
   }
   void release(T* t) noexcept {
-    const guard g(busy_);
+    const spin_guard g(busy_);
     free_.push_back(t);
   }
-  [[nodiscard]] const std::vector<std::unique_ptr<T>>& all() const noexcept { return all_; }
+  [[nodiscard]] const std::vector<unique_object<T>>& all() const noexcept { return all_; }
 
  private:
-  struct guard {
-    explicit guard(std::atomic_flag& f) noexcept : flag(f) {
-      while (flag.test_and_set(std::memory_order_acquire)) {
-      }
-    }
-    ~guard() { flag.clear(std::memory_order_release); }
-    guard(const guard&) = delete;
-    guard& operator=(const guard&) = delete;
-    std::atomic_flag& flag;
-  };
-  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
-  std::vector<std::unique_ptr<T>> all_;
+  unsigned char busy_ = 0;
+  std::vector<unique_object<T>> all_;
   std::vector<T*> free_;
 };
 
-/// `*p += v` as one atomic operation, on the host (std::atomic_ref) and in
+/// `*p += v` as one atomic operation, on the host (detail/atomic.hpp) and in
 /// CUDA or HIP device code (atomicAdd).
 template <class V>
 TENSORLEV_HOST_DEVICE inline void atomic_add(V* p, V v) {
@@ -100,7 +90,7 @@ TENSORLEV_HOST_DEVICE inline void atomic_add(V* p, V v) {
   else
     atomicAdd(p, v);
 #else
-  std::atomic_ref<V>(*p).fetch_add(v, std::memory_order_relaxed);
+  (void)atomic_fetch_add_relaxed(p, v);
 #endif
 }
 

@@ -58,14 +58,14 @@ namespace tensorlev::detail {
 template <class I, class V, class M, bool Positions>
 struct ws_row {
   std::size_t len = 0;
-  std::unique_ptr<I[]> touched;
+  unique_array<I> touched;
   std::vector<V> ws;
-  std::unique_ptr<bool[]> mark;
-  std::unique_ptr<I[]> spare;
-  std::unique_ptr<std::uint64_t[]> bits;  // zeros: the bitmap ordering's words
-  std::unique_ptr<M[]> where;  // zeros: below the first base
+  unique_array<bool> mark;
+  unique_array<I> spare;
+  unique_array<std::uint64_t> bits;  // zeros: the bitmap ordering's words
+  unique_array<M> where;  // zeros: below the first base
   M base = 1;
-  std::unique_ptr<V[]> rv;
+  unique_array<V> rv;
 };
 // The row a thread keeps between one-thread runs, per row type: at most
 // kept_row_max coordinates long (16 MiB for position marks over doubles
@@ -247,15 +247,15 @@ struct workspace_output : append_output<S> {
   static row make_row(std::size_t n) {
     row r;
     r.len = n;
-    r.touched = std::make_unique_for_overwrite<I[]>(n);
+    r.touched = detail::unique_array<I>::for_overwrite(n);
     if constexpr (marks_positions) {
-      r.where = std::make_unique<mark_t[]>(n);
-      r.rv = std::make_unique_for_overwrite<V[]>(n);
+      r.where = detail::unique_array<mark_t>::zeroed(n);
+      r.rv = detail::unique_array<V>::for_overwrite(n);
     } else {
       r.ws.assign(n, V{});
-      r.mark = std::make_unique<bool[]>(n);
-      r.spare = std::make_unique_for_overwrite<I[]>(n);
-      r.bits = std::make_unique<std::uint64_t[]>(n / 64 + 1);
+      r.mark = detail::unique_array<bool>::zeroed(n);
+      r.spare = detail::unique_array<I>::for_overwrite(n);
+      r.bits = detail::unique_array<std::uint64_t>::zeroed(n / 64 + 1);
     }
     return r;
   }
@@ -265,7 +265,7 @@ struct workspace_output : append_output<S> {
   // gives it back with keep_row; one that throws destroys it.
   static row take_row(std::size_t n) {
     row& kept = detail::kept_ws_row<row>();
-    if (kept.touched != nullptr && kept.len >= n) return std::exchange(kept, row{});
+    if (kept.touched && kept.len >= n) return std::exchange(kept, row{});
     return make_row(n);
   }
   static void keep_row(row&& r) noexcept {
