@@ -1,9 +1,12 @@
 # ctest -P script: compiles SRC with -H (syntax only) and fails when a
 # standard header named in FORBIDDEN (a |-separated list of names such as
 # memory|atomic) is among the headers it includes, directly or not.
-# Usage: cmake -DCXX=... -DSRC=... -DINCLUDE=... -DFORBIDDEN=a|b -P check_includes.cmake
+# FLAGS: the build's compiler flags (a -stdlib or a toolchain choice decides
+# which standard library is checked).
+# Usage: cmake -DCXX=... -DSRC=... -DINCLUDE=... -DFORBIDDEN=a|b [-DFLAGS=...] -P check_includes.cmake
 string(REPLACE "|" ";" forbidden "${FORBIDDEN}")
-execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -H -I${INCLUDE} ${SRC}
+separate_arguments(flags UNIX_COMMAND "${FLAGS}")
+execute_process(COMMAND ${CXX} ${flags} -std=c++20 -fsyntax-only -H -I${INCLUDE} ${SRC}
                 RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SRC} does not compile:\n${err}")

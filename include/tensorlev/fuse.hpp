@@ -332,7 +332,7 @@ class bounded_vector {
   void push_back(const T& x) {
     if (n_ == N) [[unlikely]]
       full();
-    std::construct_at(reinterpret_cast<T*>(buf_) + n_, x);
+    ::new (static_cast<void*>(reinterpret_cast<T*>(buf_) + n_)) T(x);
     ++n_;
   }
   T& operator[](std::size_t i) noexcept { return data()[i]; }

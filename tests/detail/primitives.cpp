@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <thread>
@@ -34,21 +35,41 @@ namespace {
 using namespace tensorlev;
 
 constexpr int threads = 4;
-constexpr int rounds = 50000;
 
-// Runs f(t) on threads t = 0..threads-1, started together (each waits for
-// all to be ready), so that their work overlaps.
+// Runs body(t) over and over on threads t = 0..threads-1 that start
+// together and stop together after 100 ms (or after `cap` calls each, to
+// keep sums exact); returns how many calls each thread made. 100 ms is
+// many scheduler slices: on a loaded 2-core machine the threads are
+// preempted inside one another's operations, so a non-atomic version of
+// what body checks loses updates (one pass of a fixed small count could
+// finish within one slice, the threads never overlapping).
 template <class F>
-void on_threads(F f) {
+std::vector<long> run_together(F body, long cap = 1L << 40) {
   std::atomic<int> ready{0};
+  std::atomic<bool> stop{false};
+  std::vector<long> calls(threads, 0);
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t)
     ts.emplace_back([&, t] {
       ready.fetch_add(1);
       while (ready.load() < threads) std::this_thread::yield();
-      f(t);
+      long n = 0;
+      while (n < cap && !stop.load(std::memory_order_relaxed)) {
+        body(t);
+        ++n;
+      }
+      calls[static_cast<std::size_t>(t)] = n;
     });
+  while (ready.load() < threads) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop.store(true);
   for (auto& t : ts) t.join();
+  return calls;
+}
+long total(const std::vector<long>& calls) {
+  long s = 0;
+  for (long c : calls) s += c;
+  return s;
 }
 
 TEST(PRIMITIVES, FetchAddIsExactUnderContention) {
@@ -56,56 +77,61 @@ TEST(PRIMITIVES, FetchAddIsExactUnderContention) {
   std::int64_t i64 = -7;
   std::uint32_t u32 = 3;
   float f = 0;
-  on_threads([&](int) {
-    for (int r = 0; r < rounds; ++r) {
-      (void)detail::atomic_fetch_add_relaxed(&d, 1.0);
-      (void)detail::atomic_fetch_add_relaxed(&i64, std::int64_t{2});
-      (void)detail::atomic_fetch_add_relaxed(&u32, std::uint32_t{1});
-      (void)detail::atomic_fetch_add_relaxed(&f, 1.0f);
-    }
-  });
-  EXPECT_EQ(d, 0.5 + threads * rounds);
-  EXPECT_EQ(i64, -7 + 2 * threads * rounds);
-  EXPECT_EQ(u32, 3u + threads * rounds);
-  EXPECT_EQ(f, static_cast<float>(threads * rounds));  // 2e5 < 2^24: exact in float
+  // At most 2^22 calls a thread: 2^24 in all, exact in float.
+  const long n = total(run_together(
+      [&](int) {
+        (void)detail::atomic_fetch_add_relaxed(&d, 1.0);
+        (void)detail::atomic_fetch_add_relaxed(&i64, std::int64_t{2});
+        (void)detail::atomic_fetch_add_relaxed(&u32, std::uint32_t{1});
+        (void)detail::atomic_fetch_add_relaxed(&f, 1.0f);
+      },
+      1L << 22));
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(d, 0.5 + static_cast<double>(n));
+  EXPECT_EQ(i64, -7 + 2 * static_cast<std::int64_t>(n));
+  EXPECT_EQ(u32, 3u + static_cast<std::uint32_t>(n));
+  EXPECT_EQ(f, static_cast<float>(n));
   // The old value comes back.
-  EXPECT_EQ(detail::atomic_fetch_add_relaxed(&d, -0.5), 0.5 + threads * rounds);
-  EXPECT_EQ(d, static_cast<double>(threads * rounds));
-  EXPECT_EQ(detail::atomic_load_relaxed(&i64), -7 + 2 * threads * rounds);
+  EXPECT_EQ(detail::atomic_fetch_add_relaxed(&d, -0.5), 0.5 + static_cast<double>(n));
+  EXPECT_EQ(d, static_cast<double>(n));
+  EXPECT_EQ(detail::atomic_load_relaxed(&i64), -7 + 2 * static_cast<std::int64_t>(n));
 }
 
 TEST(PRIMITIVES, OutputAtomicAddMatchesTheSum) {
   std::vector<double> out(3, 0.0);
-  on_threads([&](int t) {
-    for (int r = 0; r < rounds; ++r) detail::atomic_add(&out[static_cast<std::size_t>(r % 3)], static_cast<double>(t + 1));
+  std::vector<long> next(threads, 0);  // each thread's own call count
+  const std::vector<long> calls = run_together([&](int t) {
+    long& r = next[static_cast<std::size_t>(t)];
+    detail::atomic_add(&out[static_cast<std::size_t>(r % 3)], static_cast<double>(t + 1));
+    ++r;
   });
-  // Each of 4 threads adds t + 1 to slot r % 3 for r < rounds.
+  // Thread t added t + 1 to slot r % 3 for r < calls[t].
   for (std::size_t s = 0; s < 3; ++s) {
-    const double per_thread = static_cast<double>((rounds - static_cast<int>(s) + 2) / 3);
-    EXPECT_EQ(out[s], per_thread * (1 + 2 + 3 + 4)) << "slot " << s;
+    double want = 0;
+    for (int t = 0; t < threads; ++t) {
+      const long c = calls[static_cast<std::size_t>(t)];
+      want += static_cast<double>(t + 1) * static_cast<double>((c - static_cast<long>(s) + 2) / 3);
+    }
+    EXPECT_EQ(out[s], want) << "slot " << s;
   }
 }
 
 TEST(PRIMITIVES, SpinGuardExcludes) {
   unsigned char flag = 0;
   volatile long counter = 0;  // not atomic: only the lock keeps the increments apart (volatile: one
-                              // load and one store each, never merged across the loop)
-  on_threads([&](int) {
-    for (int r = 0; r < 4 * rounds; ++r) {
-      const detail::spin_guard g(flag);
-      counter = counter + 1;
-    }
-  });
-  EXPECT_EQ(counter, 4L * threads * rounds);
+                              // load and one store each, never merged across calls)
+  const long n = total(run_together([&](int) {
+    const detail::spin_guard g(flag);
+    counter = counter + 1;
+  }));
+  EXPECT_EQ(counter, n);
   EXPECT_EQ(flag, 0);
 }
 
 TEST(PRIMITIVES, KernelCountFromThreads) {
   const auto before = kernels_run();
-  on_threads([&](int) {
-    for (int r = 0; r < 1000; ++r) detail::count_kernel();
-  });
-  EXPECT_EQ(kernels_run() - before, static_cast<std::uint64_t>(threads) * 1000);
+  const long n = total(run_together([&](int) { detail::count_kernel(); }));
+  EXPECT_EQ(kernels_run() - before, static_cast<std::uint64_t>(n));
 }
 
 // Counts its live instances, to see that owners destroy what they own once.
@@ -153,12 +179,11 @@ TEST(PRIMITIVES, SharedArrayCopiesOnThreadsFreeOnce) {
   {
     shared_array<std::vector<counted>> a(std::vector<counted>(5, counted(7)));
     EXPECT_EQ(counted::live, 5);
-    on_threads([&](int) {
-      for (int r = 0; r < rounds / 10; ++r) {
-        shared_array<std::vector<counted>> copy = a;
-        shared_array<std::vector<counted>> moved = std::move(copy);
-        if (moved[4].v != 7) std::abort();
-      }
+    (void)run_together([&](int) {
+      shared_array<std::vector<counted>> copy = a, second = a;
+      shared_array<std::vector<counted>> moved = std::move(copy);
+      second = moved;  // drops one share, takes another
+      if (moved[4].v != 7 || second[0].v != 7) std::abort();
     });
     EXPECT_EQ(a.use_count(), 1);
     EXPECT_EQ(counted::live, 5);

@@ -8,6 +8,9 @@
 /// translation unit that includes a kernel (docs/design.md, "What a
 /// translation unit includes"). Defining TENSORLEV_USE_STD_ATOMIC, or a
 /// compiler without the builtins, takes `std::atomic_ref` instead (tested).
+/// The two sets live in different inline namespaces, so translation units
+/// that differ in the macro link into one program without two definitions
+/// of one function (both are lock-free operations on the same objects).
 
 #include <type_traits>
 
@@ -17,6 +20,11 @@
 #endif
 
 namespace tensorlev::detail {
+#ifdef TENSORLEV_STD_ATOMIC
+inline namespace std_atomic {
+#else
+inline namespace builtin_atomic {
+#endif
 
 /// `*p += v` as one relaxed atomic operation; returns the old value. T is
 /// an integer or a floating-point type (a compare-exchange loop, as
@@ -97,4 +105,5 @@ class spin_guard {
   unsigned char& flag_;
 };
 
+}  // inline namespace
 }  // namespace tensorlev::detail

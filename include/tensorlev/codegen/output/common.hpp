@@ -45,6 +45,9 @@ namespace detail {
 template <class T>
 class scratch_pool {
  public:
+  scratch_pool() = default;
+  scratch_pool(const scratch_pool&) = delete;  // chunks hold pointers into it
+  scratch_pool& operator=(const scratch_pool&) = delete;
   template <class Make>
   T* acquire(Make make) {
     {
