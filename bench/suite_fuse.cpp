@@ -33,6 +33,7 @@
 // `tensorlev_kokkos_unfused`).
 #include <Eigen/IterativeLinearSolvers>
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>

@@ -9,6 +9,7 @@
 // once per fibre (SPLATT's order), which saves R multiplications per entry.
 // Eigen and Kokkos Kernels have no MTTKRP. Tensors: every *.tns in
 // $TENSORLEV_BENCH_TENSORS (default: the repository's ../shared/data/tns).
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 

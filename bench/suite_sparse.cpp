@@ -15,6 +15,7 @@
 // for SpGEMM. bench_kokkos_kernels measures Kokkos Kernels on the same
 // inputs.
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <optional>
 
 #include "suite.hpp"

@@ -17,6 +17,7 @@
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <memory>
 
 #include "suite.hpp"

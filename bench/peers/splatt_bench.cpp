@@ -27,6 +27,8 @@ extern "C" {
 #include <splatt.h>
 }
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "../standalone.hpp"

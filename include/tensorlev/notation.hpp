@@ -14,12 +14,23 @@
 /// Index variables that appear on the right but not on the left are summed
 /// over (reductions).
 
-#include <cmath>
 #include <cstddef>
 #include <string_view>
 #include <type_traits>
 
 #include "config.hpp"
+
+// The elementwise functions on float, double and long double call the
+// compiler's builtins (GCC and clang), so that this header, which every
+// kernel includes, does without <cmath> (a tenth of a small kernel's
+// compile time; docs/design.md, "What a translation unit includes"). Device
+// compilers and others use <cmath>, as does TENSORLEV_USE_CMATH.
+#if defined(TENSORLEV_USE_CMATH) || !defined(__GNUC__) || defined(__CUDACC__) || defined(__HIPCC__)
+#define TENSORLEV_MATH_BUILTINS 0
+#include <cmath>
+#else
+#define TENSORLEV_MATH_BUILTINS 1
+#endif
 
 namespace tensorlev {
 
@@ -106,22 +117,105 @@ struct fn_expr {
 /// call std::exp there.)
 namespace elementwise {
 enum class id : unsigned char { exp, log, sqrt, erf };
+}  // namespace elementwise
+}  // namespace tensorlev
+
+// Outside namespace tensorlev, whose exp, log, sqrt and erf (the
+// expression builders) would hide the value functions found by
+// argument-dependent lookup (std::complex's, a user type's).
+namespace tensorlev_math_adl {
+#if !TENSORLEV_MATH_BUILTINS
+using std::erf, std::exp, std::log, std::sqrt;
+#endif
+template <class V>
+TENSORLEV_HOST_DEVICE auto exp_of(const V& v) -> decltype(exp(v)) {
+  return exp(v);
+}
+template <class V>
+TENSORLEV_HOST_DEVICE auto log_of(const V& v) -> decltype(log(v)) {
+  return log(v);
+}
+template <class V>
+TENSORLEV_HOST_DEVICE auto sqrt_of(const V& v) -> decltype(sqrt(v)) {
+  return sqrt(v);
+}
+template <class V>
+TENSORLEV_HOST_DEVICE auto erf_of(const V& v) -> decltype(erf(v)) {
+  return erf(v);
+}
+template <tensorlev::elementwise::id F, class V>
+TENSORLEV_HOST_DEVICE auto call(const V& v) {
+  using tensorlev::elementwise::id;
+  if constexpr (F == id::exp)
+    return exp_of(v);
+  else if constexpr (F == id::log)
+    return log_of(v);
+  else if constexpr (F == id::sqrt)
+    return sqrt_of(v);
+  else
+    return erf_of(v);
+}
+template <tensorlev::elementwise::id F, class V>
+concept callable = requires(const V& v) {
+  requires F != tensorlev::elementwise::id::exp || requires { exp_of(v); };
+  requires F != tensorlev::elementwise::id::log || requires { log_of(v); };
+  requires F != tensorlev::elementwise::id::sqrt || requires { sqrt_of(v); };
+  requires F != tensorlev::elementwise::id::erf || requires { erf_of(v); };
+};
+}  // namespace tensorlev_math_adl
+
+namespace tensorlev {
+namespace elementwise {
+namespace impl {
+#if TENSORLEV_MATH_BUILTINS
+// One builtin per function and floating type (integer value types are
+// refused before: check_statement).
+template <id F, class R>
+R builtin(R x) {
+  if constexpr (std::is_same_v<R, float>) {
+    if constexpr (F == id::exp) return __builtin_expf(x);
+    else if constexpr (F == id::log) return __builtin_logf(x);
+    else if constexpr (F == id::sqrt) return __builtin_sqrtf(x);
+    else return __builtin_erff(x);
+  } else if constexpr (std::is_same_v<R, double>) {
+    if constexpr (F == id::exp) return __builtin_exp(x);
+    else if constexpr (F == id::log) return __builtin_log(x);
+    else if constexpr (F == id::sqrt) return __builtin_sqrt(x);
+    else return __builtin_erf(x);
+  } else {
+    if constexpr (F == id::exp) return __builtin_expl(x);
+    else if constexpr (F == id::log) return __builtin_logl(x);
+    else if constexpr (F == id::sqrt) return __builtin_sqrtl(x);
+    else return __builtin_erfl(x);
+  }
+}
+#endif
+template <id F, class V>
+inline constexpr bool has_function =
+#if TENSORLEV_MATH_BUILTINS
+    std::is_floating_point_v<V> ||
+#endif
+    tensorlev_math_adl::callable<F, V>;
+}  // namespace impl
+
 template <id F>
 struct tag {
   static constexpr std::string_view name = F == id::exp ? "exp" : F == id::log ? "log" : F == id::sqrt ? "sqrt" : "erf";
   template <class V>
   TENSORLEV_HOST_DEVICE static V apply(const V& v) {
-    using std::erf, std::exp, std::log, std::sqrt;  // and complex overloads by ADL
-    static_assert(F != id::erf || requires { erf(v); },
-                  "tensorlev::erf: no erf for this value type (the standard library has none for complex numbers)");
-    if constexpr (F == id::exp)
-      return exp(v);
-    else if constexpr (F == id::log)
-      return log(v);
-    else if constexpr (F == id::sqrt)
-      return sqrt(v);
+    if constexpr (!impl::has_function<F, V>) {
+      static_assert(F != id::erf,
+                    "tensorlev::erf: no erf for this value type (the standard library has none for complex numbers)");
+      static_assert(F == id::erf,
+                    "tensorlev: no exp, log or sqrt for this value type (none found by argument-dependent lookup)");
+      return v;
+    }
+#if TENSORLEV_MATH_BUILTINS
+    else if constexpr (std::is_floating_point_v<V>)
+      return impl::builtin<F>(v);
+#endif
     else
-      return erf(v);
+      return tensorlev_math_adl::call<F>(v);
   }
 };
 }  // namespace elementwise

@@ -16,7 +16,6 @@
 /// capability only: append (compressed, singleton), insert at the position
 /// locate gives (dense, hashed), or implicitly (range, offset).
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -24,7 +23,6 @@
 #include <cstdlib>
 #include <limits>
 #include <type_traits>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +31,7 @@
 #include <vector>
 
 #include "coordinate_list.hpp"
+#include "detail/algorithm.hpp"
 #include "error.hpp"
 #include "execution.hpp"
 #include "format.hpp"
@@ -88,9 +87,10 @@ void sort_by_levels(std::vector<I>& perm, const std::vector<std::vector<I>>& lc,
   const std::size_t n = perm.size();
   bool counting = true;
   for (I ext : extents)
-    if (static_cast<std::size_t>(ext) > std::max<std::size_t>(4 * n, std::size_t{1} << 16)) counting = false;
+    if (static_cast<std::size_t>(ext) > detail::max_of<std::size_t>(4 * n, std::size_t{1} << 16)) counting = false;
   if (!counting) {
-    std::stable_sort(perm.begin(), perm.end(), [&](I a, I b) {
+    std::vector<I> spare(n);
+    detail::stable_sort(perm.data(), spare.data(), n, [&](I a, I b) {
       for (const auto& c : lc) {
         if (c[a] != c[b]) return c[a] < c[b];
       }
@@ -239,33 +239,10 @@ void scatter_pass(const scratch<keyed_entry<V>>& in, scratch<keyed_entry<V>>& ou
   for (const auto& x : in) out[start[bucket(x)]++] = x;
 }
 
-// Stable sort of a[0..n) by key using buf (room for n entries): insertion
-// sort on runs of 16, then bottom-up merging, ping-ponging with buf.
+// Stable sort of a[0..n) by key using buf (room for n entries).
 template <class V>
 void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
-  constexpr std::size_t run = 16;
-  for (std::size_t lo = 0; lo < n; lo += run) {
-    const std::size_t hi = std::min(n, lo + run);
-    for (std::size_t i = lo + 1; i < hi; ++i) {
-      const keyed_entry<V> x = a[i];
-      std::size_t j = i;
-      for (; j > lo && x.key < a[j - 1].key; --j) a[j] = a[j - 1];
-      a[j] = x;
-    }
-  }
-  keyed_entry<V>* src = a;
-  keyed_entry<V>* dst = buf;
-  for (std::size_t width = run; width < n; width *= 2) {
-    for (std::size_t lo = 0; lo < n; lo += 2 * width) {
-      const std::size_t mid = std::min(n, lo + width), hi = std::min(n, lo + 2 * width);
-      std::size_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
-    std::swap(src, dst);
-  }
-  if (src != a) std::copy(src, src + n, a);
+  detail::stable_sort(a, buf, n, [](const keyed_entry<V>& x, const keyed_entry<V>& y) { return x.key < y.key; });
 }
 
 // Stable sort of entries by key. Two LSD counting passes (inner part of the key, then the
@@ -279,11 +256,11 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
   const std::uint64_t top_stride = std::uint64_t{1} << shift;
   const std::uint64_t mask = top_stride - 1;
   const std::size_t n = entries.size();
-  const std::size_t small = std::max<std::size_t>(4 * n, std::size_t{1} << 16);
-  auto by_key = [](const keyed_entry<V>& a, const keyed_entry<V>& b) { return a.key < b.key; };
+  const std::size_t small = detail::max_of<std::size_t>(4 * n, std::size_t{1} << 16);
   if (static_cast<std::size_t>(top_extent) > small) {
     for (std::size_t e = 0; e < n; ++e) entries[e] = make(e);
-    std::stable_sort(entries.begin(), entries.end(), by_key);
+    scratch<keyed_entry<V>> buf(n);
+    stable_sort_by_key(entries.begin(), n, buf.begin());
     return;
   }
   scratch<keyed_entry<V>> tmp(n);
@@ -320,7 +297,7 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
   // bottom-up merges through one scratch buffer shared by all buckets.
   std::size_t longest = 0;
   for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c)
-    longest = std::max<std::size_t>(longest, count[c] - (c == 0 ? 0 : count[c - 1]));
+    longest = detail::max_of<std::size_t>(longest, count[c] - (c == 0 ? 0 : count[c - 1]));
   scratch<keyed_entry<V>> buf(longest);
   for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c) {
     keyed_entry<V>* first = entries.begin() + (c == 0 ? 0 : count[c - 1]);
@@ -484,7 +461,7 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
 
   // 2. Sort by level coordinates and combine duplicates.
   std::vector<I> perm(n_in);
-  std::iota(perm.begin(), perm.end(), I(0));
+  for (std::size_t e = 0; e < n_in; ++e) perm[e] = static_cast<I>(e);
   sort_by_levels(perm, lc, extents);
   std::vector<I> uniq;  // first entry of each run of equal coordinates, in sorted order
   auto& vals = out.vals;
@@ -534,12 +511,12 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
       for (std::size_t s = 0; s < n; ++s) {
         I& r = rank[static_cast<std::size_t>(raw[static_cast<std::size_t>(uniq[s]) * N + g])];
         slc[k][s] = r++;
-        longest = std::max(longest, r);
+        longest = detail::max_of(longest, r);
       }
       extents[k] = longest;
     }
     std::vector<I> p2(n);
-    std::iota(p2.begin(), p2.end(), I(0));
+    for (std::size_t e = 0; e < n; ++e) p2[e] = static_cast<I>(e);
     sort_by_levels(p2, slc, extents);
     for (auto& col : slc) {
       std::vector<I> c2(n);
@@ -583,7 +560,7 @@ void find_nodes(std::span<const unsigned char> first_diff, std::size_t key_end,
     while (pi + 1 < parent_starts.size() && static_cast<std::size_t>(parent_starts[pi + 1]) <= s) ++pi, run = 0;
     out.starts.push_back(static_cast<I>(s));
     out.parent.push_back(parent_pos[pi]);
-    out.max_children = std::max(out.max_children, ++run);
+    out.max_children = detail::max_of(out.max_children, ++run);
   }
 }
 
@@ -607,11 +584,15 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
   if constexpr (appendable_level<Lk>) {
     // Children must be appended in increasing parent position order.
     std::vector<std::size_t> sorted_order;  // only when parents are not in position order
-    if (!std::is_sorted(node_parent.begin(), node_parent.end())) {
+    bool parents_sorted = true;
+    for (std::size_t j = 1; j < node_parent.size() && parents_sorted; ++j)
+      parents_sorted = !(node_parent[j] < node_parent[j - 1]);
+    if (!parents_sorted) {
       sorted_order.resize(count);
-      std::iota(sorted_order.begin(), sorted_order.end(), std::size_t{0});
-      std::stable_sort(sorted_order.begin(), sorted_order.end(),
-                       [&](std::size_t a, std::size_t b) { return node_parent[a] < node_parent[b]; });
+      for (std::size_t j = 0; j < count; ++j) sorted_order[j] = j;
+      std::vector<std::size_t> spare(count);
+      detail::stable_sort(sorted_order.data(), spare.data(), count,
+                          [&](std::size_t a, std::size_t b) { return node_parent[a] < node_parent[b]; });
     }
     auto order = [&](std::size_t j) { return sorted_order.empty() ? j : sorted_order[j]; };
     if constexpr (Lk::is_branchless) {
@@ -817,7 +798,7 @@ std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicat
 
 // Start of part c when [0, n) is cut into P near-equal parts.
 inline std::size_t part_begin(std::size_t n, std::size_t P, std::size_t c) noexcept {
-  return n / P * c + std::min(c, n % P);
+  return n / P * c + detail::min_of(c, n % P);
 }
 
 // fn(c) for every c in [0, P) on the executor.
@@ -836,7 +817,7 @@ void parallel_bucket_pass(const executor& ex, std::size_t P, std::size_t n, std:
                           const Put& put, scratch<C>& hist, std::vector<C>& bstart) {
   auto count = [&](std::size_t c) {
     C* h = hist.begin() + c * nb;
-    std::fill(h, h + nb, C(0));
+    for (std::size_t b = 0; b < nb; ++b) h[b] = C(0);
     const std::size_t e1 = part_begin(n, P, c + 1);
     for (std::size_t e = part_begin(n, P, c); e < e1; ++e) ++h[bucket(e)];
   };
@@ -882,8 +863,16 @@ std::vector<std::size_t> balanced_ranges(const std::vector<C>& bstart, std::size
   cut[0] = 0;
   for (std::size_t r = 1; r < P; ++r) {
     const auto target = static_cast<C>(part_begin(n, P, r));
-    cut[r] = std::max(cut[r - 1], static_cast<std::size_t>(std::lower_bound(bstart.begin(), bstart.end() - 1, target) -
-                                                            bstart.begin()));
+    // The first bucket in [0, nb) that starts at or past target (nb if none).
+    std::size_t lo = 0, hi = nb;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (bstart[mid] < target)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    cut[r] = detail::max_of(cut[r - 1], lo);
   }
   return cut;
 }
@@ -903,15 +892,15 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
   const auto top = static_cast<std::size_t>(extents[0]);
   const std::uint64_t top_stride = std::uint64_t{1} << shift;
   const std::uint64_t mask = top_stride - 1;
-  const std::size_t small = std::max<std::size_t>(4 * n, std::size_t{1} << 16);
+  const std::size_t small = detail::max_of<std::size_t>(4 * n, std::size_t{1} << 16);
   if (top > small) return std::nullopt;  // the serial path's comparison sort
   // The serial path's choice: two counting passes (column, then row) when
   // rows are long on average, else one by row and a sort inside each row.
   const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * top;
   // Parts: at most the executor's concurrency, and P histograms of the
   // widest pass hold at most 4n counters (one part: the serial path).
-  const std::size_t widest = std::max<std::size_t>(1, lsd ? std::max<std::size_t>(top, top_stride) : top);
-  const std::size_t P = std::min(ex.concurrency(), std::max<std::size_t>(1, 4 * n / widest));
+  const std::size_t widest = detail::max_of<std::size_t>(1, lsd ? detail::max_of<std::size_t>(top, top_stride) : top);
+  const std::size_t P = detail::min_of(ex.concurrency(), detail::max_of<std::size_t>(1, 4 * n / widest));
   if (P < 2) return std::nullopt;
 
   const I* raw = list.raw_coords().data();
@@ -951,7 +940,7 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
   if (!lsd && top_stride > 1) {  // sort each row by column, stably
     std::vector<std::size_t> longest(P, 0);
     for (std::size_t r = 0; r < P; ++r)
-      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) longest[r] = std::max(longest[r], row_len(b));
+      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) longest[r] = detail::max_of(longest[r], row_len(b));
     std::vector<scratch<keyed_entry<V>>> bufs;
     bufs.reserve(P);
     for (std::size_t r = 0; r < P; ++r) bufs.emplace_back(longest[r]);

@@ -25,7 +25,6 @@
 /// Level functions read stored elements and convert them to I; data that
 /// enters a level is checked to fit its stored types (overflow_error).
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/algorithm.hpp"
 #include "config.hpp"
 #include "detail/atomic.hpp"
 #include "error.hpp"
@@ -129,7 +129,10 @@ class shared_array {
   [[nodiscard]] const T* end() const noexcept { return data() + size(); }
   /// Element-wise equality with a vector.
   friend bool operator==(const shared_array& a, const std::vector<T>& b) {
-    return a.size() == b.size() && std::equal(b.begin(), b.end(), a.begin());
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (!(a.data()[k] == b[k])) return false;
+    return true;
   }
 
  private:

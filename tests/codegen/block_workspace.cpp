@@ -9,6 +9,7 @@
 // sum of operands, an extra dense term); `=` over a garbage-filled y and
 // `+=`; serial and in chunks; double, float, int, complex, 64-bit indices.
 // Small integer values: every sum is exact, so results compare exactly.
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 

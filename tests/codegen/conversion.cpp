@@ -3,6 +3,8 @@
 // that must be located at a blocked format's computed coordinates are
 // copied densely. Checked against dense references, and in the printed
 // loop nest.
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace {

@@ -7,6 +7,8 @@
 // always-found, and it has no assembly capability: tensors are built from
 // its arrays directly. A second one (reversed rows) is locatable but not
 // contiguous, in the hoisted MTTKRP.
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace {

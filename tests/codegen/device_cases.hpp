@@ -15,6 +15,8 @@
 // once).
 #pragma once
 
+#include <algorithm>
+
 #include "common.hpp"
 
 namespace {

@@ -6,6 +6,8 @@
 // references. Divisors are powers of two and function arguments perfect
 // squares or values whose function is computed the same way in the
 // reference, so results are exact whatever the summation order.
+#include <cmath>
+
 #include "common.hpp"
 #include "tensorlev/codegen/print.hpp"
 

@@ -6,6 +6,7 @@
 // and workspace extents at and above the stack capacity (256: the loops run
 // unhoisted there), serially and in chunks.
 #include "common.hpp"
+#include <algorithm>
 #include <complex>
 #include <limits>
 

@@ -5,6 +5,8 @@
 // parallel_cases.cpp, into every binary that runs the cases.
 #pragma once
 
+#include <algorithm>
+
 #include "parallel_common.hpp"
 
 namespace {

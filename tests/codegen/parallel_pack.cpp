@@ -5,6 +5,8 @@
 // ones (a sort per row), one column, empty rows, duplicates under every
 // policy; each result against a dense reference built in input order and,
 // array for array, against the serial pack.
+#include <algorithm>
+
 #include "parallel_common.hpp"
 
 namespace {

@@ -2,6 +2,7 @@
 // third-order kernels into sparse formats, checked component by component
 // against dense references, with the stored pattern checked exactly
 // (union for +, intersection for *).
+#include <algorithm>
 #include <map>
 
 #include "common.hpp"

@@ -21,6 +21,8 @@
 // in the order and rounding cases.
 #include "common.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 

@@ -1,20 +1,27 @@
-// The host primitives that stand in for <atomic> and <memory> on the
-// kernel's include path (detail/atomic.hpp, detail/owned.hpp, shared_array):
+// The host primitives that stand in for <atomic>, <memory>, <algorithm>
+// and std::string on the kernel's include path (detail/atomic.hpp,
+// detail/owned.hpp, shared_array, detail/algorithm.hpp, detail/message.hpp):
 // exact results under contention from several threads, ownership and
-// sharing. Built twice: with the compiler's __atomic builtins and with
+// sharing, sorting against std::stable_sort, messages. Built twice: with the compiler's __atomic builtins and with
 // TENSORLEV_USE_STD_ATOMIC (std::atomic_ref).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "tensorlev/codegen/output/common.hpp"
+#include "tensorlev/detail/algorithm.hpp"
 #include "tensorlev/detail/atomic.hpp"
+#include "tensorlev/detail/message.hpp"
 #include "tensorlev/detail/owned.hpp"
 #include "tensorlev/execution.hpp"
 #include "tensorlev/storage.hpp"
@@ -220,6 +227,50 @@ TEST(PRIMITIVES, UniqueOwners) {
     EXPECT_EQ(counted::live, 5);
   }
   EXPECT_EQ(counted::live, 0);
+}
+
+static_assert(detail::min_of(3, -2) == -2 && detail::max_of(3, -2) == 3);
+static_assert(detail::min_of<std::size_t>(4, 7u) == 4 && detail::max_of<std::size_t>(4, 7u) == 7);
+
+// detail::stable_sort against std::stable_sort: sizes around the runs of
+// 16 and the merge widths, few distinct keys (long runs of equal ones, so
+// stability shows), a comparator on part of the element.
+TEST(PRIMITIVES, StableSortMatchesTheStandardOne) {
+  std::mt19937_64 rng(11);
+  for (const std::size_t n : {0, 1, 2, 15, 16, 17, 31, 32, 33, 47, 64, 100, 257, 1000, 4099}) {
+    for (const int distinct : {1, 3, 50, 1 << 30}) {
+      std::vector<std::pair<int, std::size_t>> a(n);
+      for (std::size_t k = 0; k < n; ++k) a[k] = {std::uniform_int_distribution<int>(0, distinct - 1)(rng), k};
+      auto want = a;
+      auto by_first = [](const auto& x, const auto& y) { return x.first < y.first; };
+      std::stable_sort(want.begin(), want.end(), by_first);
+      std::vector<std::pair<int, std::size_t>> spare(n, {-1, 0});
+      detail::stable_sort(a.data(), spare.data(), n, by_first);
+      EXPECT_EQ(a, want) << "n = " << n << ", " << distinct << " distinct keys";
+    }
+  }
+  std::vector<long long> v = {5, -1, 3, 3, LLONG_MIN, 0, LLONG_MAX, 2};
+  std::vector<long long> spare(v.size());
+  detail::stable_sort(v.data(), spare.data(), v.size());
+  EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+  EXPECT_EQ(v.front(), LLONG_MIN);
+  EXPECT_EQ(v.back(), LLONG_MAX);
+}
+
+TEST(PRIMITIVES, MessageFormatsTextAndIntegers) {
+  detail::message m;
+  m << "a" << 'b' << 0 << ' ' << -7 << ' ' << 18446744073709551615ULL << ' ' << LLONG_MIN << ' ' << LLONG_MAX << ' '
+    << std::size_t{42} << ' ' << -1L << ' ' << 3U;
+  EXPECT_STREQ(m.c_str(), "ab0 -7 18446744073709551615 -9223372036854775808 9223372036854775807 42 -1 3");
+  EXPECT_EQ(m.size(), std::string(m.c_str()).size());
+  // Bounded: text past the capacity is dropped, never written out of bounds.
+  detail::message big;
+  const std::string chunk(100, 'x');
+  for (int r = 0; r < 10; ++r) big << chunk.c_str() << 1234567890;
+  EXPECT_EQ(big.size(), detail::message::capacity);
+  EXPECT_EQ(std::string(big.c_str()).size(), detail::message::capacity);
+  big << 'y' << 5 << "z";
+  EXPECT_EQ(big.size(), detail::message::capacity);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // leaf with a sparse operand, against the dense contraction.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <random>
 #include <vector>

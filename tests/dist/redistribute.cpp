@@ -8,6 +8,7 @@
 // again the original blocks (round trip).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "tensorlev/dist/redistribute.hpp"

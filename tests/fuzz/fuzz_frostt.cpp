@@ -18,6 +18,7 @@
 //    COO forms (and, for order 3, multiplied by a dense vector: TTV),
 //    compared exactly with a loop over the coordinate list.
 // A wrong result traps (TLF_CHECK).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -17,6 +17,7 @@
 //    (y(i) = A(i,j) * x(j)) in several formats and compared exactly with a
 //    loop over the coordinate list.
 // A wrong result traps (TLF_CHECK).
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>

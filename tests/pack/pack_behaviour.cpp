@@ -1,6 +1,7 @@
 // Duplicate policies, bad input, printing and index-type limits of pack.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <map>
 #include <tuple>

@@ -3,6 +3,7 @@
 // write and read back; the exact byte counts of CSR, COO, DIA and ELL.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <sstream>
 

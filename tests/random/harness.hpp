@@ -8,6 +8,7 @@
 // No gtest: a case prints its text and the failing trial, and main ends
 // with the plain line "N passed, N failed".
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>

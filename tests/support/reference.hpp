@@ -2,6 +2,7 @@
 // Test support: random coordinate lists, dense references, and comparisons.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
 #include "output/append.hpp"
 #include "output/assemble.hpp"
 #include "output/common.hpp"
@@ -44,17 +45,27 @@ namespace detail {
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_extent_mismatch(char var, std::size_t acc, std::size_t dim,
                                                                         long long extent, std::size_t first_acc,
                                                                         std::size_t first_dim, long long first_extent) {
-  auto name = [](std::size_t a) { return a == 0 ? std::string("the output") : "operand " + std::to_string(a); };
-  throw shape_error("index variable '" + std::string(1, var) + "': " + name(acc) + " has extent " +
-                    std::to_string(extent) + " in dimension " + std::to_string(dim) + " but " + name(first_acc) +
-                    " has extent " + std::to_string(first_extent) + " in dimension " + std::to_string(first_dim));
+  message m;
+  auto name = [&m](std::size_t a) {
+    if (a == 0)
+      m << "the output";
+    else
+      m << "operand " << a;
+  };
+  m << "index variable '" << var << "': ";
+  name(acc);
+  m << " has extent " << extent << " in dimension " << dim << " but ";
+  name(first_acc);
+  m << " has extent " << first_extent << " in dimension " << first_dim;
+  throw shape_error(m.c_str());
 }
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_output_on_right(std::size_t acc) {
-  throw error("tensorlev: the output of a statement also appears on its right-hand side (operand " +
-              std::to_string(acc) +
-              ") other than in place (the same component read and written, in a statement without "
-              "reductions that adds with += or stores each component once); compute into a "
-              "separate tensor");
+  message m;
+  m << "tensorlev: the output of a statement also appears on its right-hand side (operand " << acc
+    << ") other than in place (the same component read and written, in a statement without "
+       "reductions that adds with += or stores each component once); compute into a "
+       "separate tensor";
+  throw error(m.c_str());
 }
 }  // namespace detail
 
@@ -1785,12 +1796,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           [&] {
             if constexpr (!detail::is_scalar_v<op_t<A>>) {
               const auto& dims = std::get<A>(st.ops)->dims();
-              for (std::size_t x = 0; x < D.acc[A].order; ++x) {
-                const std::size_t v = var_index(D.acc[A].vars[x]);
+              // Each dimension's variable from a table of this operand's
+              // own (a loop indexing D at run time would emit all of D).
+              constexpr const dim_vars_t& dv = dim_vars<A>;
+              for (std::size_t x = 0; x < dv.order; ++x) {
+                const std::size_t v = dv.index[x];
                 if (!seen[v]) {
                   seen[v] = true, extent[v] = dims[x], from_acc[v] = A, from_dim[v] = x;
                 } else if (extent[v] != dims[x]) {
-                  detail::throw_extent_mismatch(D.acc[A].vars[x], A, x, static_cast<long long>(dims[x]), from_acc[v],
+                  detail::throw_extent_mismatch(dv.name[x], A, x, static_cast<long long>(dims[x]), from_acc[v],
                                                 from_dim[v], static_cast<long long>(extent[v]));
                 }
               }
@@ -1801,14 +1815,45 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     // A block_outer level's private variable runs over the blocks of its
     // dimension, ceil(extent / B) (the device form's chunks of a loop over
     // blocks: one a block, not one in all).
+    for (std::size_t b = 0; b < block_vars.n; ++b) {
+      const I n = extent[block_vars.of[b]];
+      const I B = static_cast<I>(block_vars.block[b]);
+      extent[block_vars.var[b]] = static_cast<I>(n / B + (n % B != 0 ? 1 : 0));
+    }
+  }
+
+  // Operand A's dimensions' variables: names and indices.
+  struct dim_vars_t {
+    std::size_t order = 0;
+    char name[max_levels]{};
+    std::size_t index[max_levels]{};
+  };
+  template <std::size_t A>
+  static constexpr dim_vars_t dim_vars = [] {
+    dim_vars_t t;
+    t.order = D.acc[A].order;
+    for (std::size_t x = 0; x < t.order; ++x) t.name[x] = D.acc[A].vars[x], t.index[x] = var_index(D.acc[A].vars[x]);
+    return t;
+  }();
+
+  // The block_outer levels' private variables and the variables they block,
+  // a table of its own (check_dims reads it at run time; D stays constant).
+  struct block_var_table {
+    std::size_t n = 0;
+    std::size_t var[max_vars]{}, of[max_vars]{};
+    long long block[max_vars]{};
+  };
+  static constexpr block_var_table block_vars = [] {
+    block_var_table t;
     for (std::size_t a = 1; a < D.nacc; ++a)
       for (std::size_t k = 0; k < D.acc[a].nlev; ++k) {
         const level_desc& l = D.acc[a].lev[k];
         if (l.map != map_kind::block_outer || l.block < 1 || l.dim >= D.acc[a].order) continue;
-        const I n = extent[var_index(D.acc[a].vars[l.dim])];
-        extent[var_index(l.var)] = static_cast<I>(n / I(l.block) + (n % I(l.block) != 0 ? 1 : 0));
+        t.var[t.n] = var_index(l.var), t.of[t.n] = var_index(D.acc[a].vars[l.dim]), t.block[t.n] = l.block;
+        ++t.n;
       }
-  }
+    return t;
+  }();
 
   static constexpr std::uint64_t dense_copies = [] {
     std::uint64_t m = 0;

@@ -1,6 +1,5 @@
 #pragma once
 // Internal helpers shared by the level headers. Not part of the public API.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -17,6 +16,7 @@
 #define TENSORLEV_HAVE_MADVISE 0
 #endif
 
+#include "../detail/algorithm.hpp"
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
@@ -148,7 +148,7 @@ void validate_segment(const A& crd, std::size_t begin, std::size_t end, I n, boo
     std::vector<std::pair<I, std::size_t>> seen;
     seen.reserve(end - begin);
     for (std::size_t p = begin; p < end; ++p) seen.emplace_back(static_cast<I>(crd[p]), p);
-    std::sort(seen.begin(), seen.end());
+    detail::sort(seen.data(), seen.size());
     for (std::size_t k = 1; k < seen.size(); ++k)
       if (seen[k].first == seen[k - 1].first)
         throw shape_error(where(seen[k].second) + " repeats the one at position " + std::to_string(seen[k - 1].second) +

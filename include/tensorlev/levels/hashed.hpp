@@ -12,7 +12,6 @@
 /// one long row take hundreds of times its CSR size); every segment is at
 /// most half full, so locate probes O(1) buckets expected.
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -22,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../detail/algorithm.hpp"
 #include "../error.hpp"
 #include "../config.hpp"
 #include "../level_concepts.hpp"
@@ -74,7 +74,7 @@ class hashed_level {
     if (s.children.empty()) return;
     seg_.reserve(s.children.size() + 1);
     seg_.push_back(P(0));
-    for (const I c : s.children) push_segment(width_for(static_cast<std::size_t>(std::max(c, I(0)))));
+    for (const I c : s.children) push_segment(width_for(static_cast<std::size_t>(detail::max_of(c, I(0)))));
   }
   /// Adopts segment offsets and a bucket array. @throws error unless seg
   /// starts at 0, ends at crd.size() and every width seg[p+1] - seg[p] is

@@ -7,12 +7,12 @@
 /// positions follow from N, M and the offsets (implicit_size).
 /// Properties: ordered and unique configurable; not full, not compact.
 
-#include <algorithm>
 #include <cstddef>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
+#include "../detail/algorithm.hpp"
 #include "../error.hpp"
 #include "../config.hpp"
 #include "../level_concepts.hpp"

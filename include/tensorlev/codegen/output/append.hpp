@@ -34,6 +34,7 @@
 /// output tensor then adopts the three arrays; nothing passes through the
 /// host but the total.
 
+#include "../../detail/algorithm.hpp"
 #include "common.hpp"
 
 namespace tensorlev::cg {
@@ -209,7 +210,7 @@ struct append_output : level_output<S> {
         cap = d != 0 && cap > std::numeric_limits<std::size_t>::max() / static_cast<std::size_t>(d)
                   ? std::numeric_limits<std::size_t>::max()
                   : cap * static_cast<std::size_t>(d);
-      b = std::min({b, cap, static_cast<std::size_t>(std::numeric_limits<I>::max())});
+      b = detail::min_of(detail::min_of(b, cap), static_cast<std::size_t>(std::numeric_limits<I>::max()));
       return static_cast<I>(b);
     }
   }
@@ -236,7 +237,7 @@ struct append_output : level_output<S> {
       // of some operand: their count bounds the output. The arrays are
       // sized by it and the loops store without a call; were the bound
       // exceeded (a broadcast operand), the run repeats sized by the count.
-      I cap = std::max(entries_bound(st), I(1));
+      I cap = detail::max_of(entries_bound(st), I(1));
       for (;;) {
         std::get<last>(lv).append_init_sized(parent_size, cap);
         tensorlev::detail::assign_fresh(vals, static_cast<std::size_t>(cap), V{});
@@ -319,9 +320,9 @@ struct append_output : level_output<S> {
   // The device form's number of entries fits the index and position types.
   static void check_device_total(std::uint64_t total) {
     using P = std::remove_const_t<typename last_level_t::pos_type>;
-    const auto most = std::min<std::uint64_t>({static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
-                                               static_cast<std::uint64_t>(std::numeric_limits<P>::max()),
-                                               static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max())});
+    const auto most = detail::min_of(detail::min_of(static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
+                                                    static_cast<std::uint64_t>(std::numeric_limits<P>::max())),
+                                     static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()));
     if (total > most)
       throw overflow_error("tensorlev: the output's entries (" + std::to_string(total) +
                            ") do not fit its index or position type (at most " + std::to_string(most) + ")");

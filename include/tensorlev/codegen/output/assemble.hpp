@@ -30,6 +30,7 @@
 /// every chunk, gets the level's total). Nothing passes through the host but
 /// the totals.
 
+#include "../../detail/algorithm.hpp"
 #include "common.hpp"
 
 namespace tensorlev::cg {
@@ -393,8 +394,8 @@ struct assemble_output : level_output<S> {
   // A level's total number of positions, checked against the index type
   // (and std::size_t).
   static I checked_total(std::uint64_t total, std::size_t k) {
-    const auto most = std::min<std::uint64_t>(static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
-                                              static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()));
+    const auto most = detail::min_of(static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
+                                     static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()));
     if (total > most)
       throw overflow_error("tensorlev: the output's positions at level " + std::to_string(k) + " (" +
                            std::to_string(total) + ") do not fit the index type (" + std::to_string(sizeof(I) * 8) +

@@ -13,7 +13,6 @@
 /// (`par`), and the run itself (`run<K>`, with its serial and parallel
 /// forms; K is the kernel, whose loops it calls).
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -25,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../detail/algorithm.hpp"
 #include "../../config.hpp"
 #include "../../detail/atomic.hpp"
 #include "../../detail/owned.hpp"

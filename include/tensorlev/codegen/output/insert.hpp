@@ -14,6 +14,7 @@
 /// list, and the lists are counted and inserted in chunk order (the serial
 /// order, so the same sums), on the calling thread.
 
+#include "../../detail/algorithm.hpp"
 #include "common.hpp"
 
 namespace tensorlev::cg {
@@ -111,7 +112,8 @@ struct insert_output : level_output<S> {
       st.out.seen = marked ? seen.data() : nullptr;
       K::template loop<0, 0>(st, cs, unused);
     }
-    const I most = counts.empty() ? I(0) : *std::max_element(counts.begin(), counts.end());
+    I most = 0;
+    for (const I c : counts) most = detail::max_of(most, c);
     // Numeric pass: the last level sized by each parent's count (hashed:
     // its own buckets per parent), then every value inserted.
     using LL = std::tuple_element_t<last, levels_t>;

@@ -49,6 +49,7 @@
 /// follows the product's work (as in ESC and hash SpGEMM on GPUs); rows are
 /// not yet processed in batches to cap it.
 
+#include "../../detail/algorithm.hpp"
 #include "append.hpp"
 
 namespace tensorlev::detail {
@@ -286,7 +287,7 @@ struct workspace_output : append_output<S> {
     b += static_cast<mark_t>(st.out.ntouched);
     st.out.ntouched = 0;
     if (b > mark_limit || static_cast<std::size_t>(mark_limit - b) < st.out.rlen) {
-      std::fill(st.out.where, st.out.where + st.out.rlen, mark_t{0});
+      for (std::size_t q = 0; q < st.out.rlen; ++q) st.out.where[q] = mark_t{0};
       b = 1;
     }
   }
@@ -430,7 +431,7 @@ struct workspace_output : append_output<S> {
   // bit each and read the words back in order (nsjac's rows of ~49 over a
   // few thousand columns); rows of radix_min coordinates or more whose
   // span needs at most 2 bytes (3 * radix_min for 3 bytes) take an LSD
-  // radix sort of the offsets from the least one; short rows std::sort
+  // radix sort of the offsets from the least one; the rest an introsort
   // (docs/design.md, "Rows ordered by a scan or a radix sort").
   static constexpr std::size_t scan_factor = 4;
   static constexpr std::size_t bitmap_factor = 2;
@@ -456,7 +457,8 @@ struct workspace_output : append_output<S> {
       for (std::size_t q = 0; q < n; ++q) b[cnt[(static_cast<U>(a[q] - lo) >> sh) & 255U]++] = a[q];
       std::swap(a, b);
     }
-    if (a != t) std::copy(a, a + n, t);
+    if (a != t)
+      for (std::size_t q = 0; q < n; ++q) t[q] = a[q];
   }
   template <class St>
   static void order_touched(St& st) {
@@ -500,7 +502,7 @@ struct workspace_output : append_output<S> {
                n >= (passes < 3 ? radix_min : 3 * radix_min) && passes <= radix_passes) {
       radix_sort(t, spare, n, lo, passes);
     } else {
-      std::sort(t, t + n);
+      detail::sort(t, n);
     }
   }
 
@@ -768,8 +770,8 @@ struct workspace_output : append_output<S> {
     // past them would throw although the product itself may fit).
     double limit = static_cast<double>(std::numeric_limits<I>::max());
     if constexpr (requires { typename last_level_t::pos_type; })
-      limit = std::min(limit, static_cast<double>(std::numeric_limits<typename last_level_t::pos_type>::max()));
-    const double most = std::min(limit, static_cast<double>(parent_size) * static_cast<double>(row_length(st)));
+      limit = detail::min_of(limit, static_cast<double>(std::numeric_limits<typename last_level_t::pos_type>::max()));
+    const double most = detail::min_of(limit, static_cast<double>(parent_size) * static_cast<double>(row_length(st)));
     return static_cast<I>(estimate < most ? estimate : most);
   }
 
