@@ -24,12 +24,17 @@
 // compiler's builtins (GCC and clang), so that this header, which every
 // kernel includes, does without <cmath> (a tenth of a small kernel's
 // compile time; docs/design.md, "What a translation unit includes"). Device
-// compilers and others use <cmath>, as does TENSORLEV_USE_CMATH.
+// compilers and others use <cmath>, as does TENSORLEV_USE_CMATH. The two
+// sets live in inline namespaces of their own: translation units built
+// either way link into one program. (TENSORLEV_DETAIL_MATH_BUILTINS is
+// undefined again at the end of this header.)
 #if defined(TENSORLEV_USE_CMATH) || !defined(__GNUC__) || defined(__CUDACC__) || defined(__HIPCC__)
-#define TENSORLEV_MATH_BUILTINS 0
+#define TENSORLEV_DETAIL_MATH_BUILTINS 0
+#define TENSORLEV_DETAIL_MATH_NS std_math
 #include <cmath>
 #else
-#define TENSORLEV_MATH_BUILTINS 1
+#define TENSORLEV_DETAIL_MATH_BUILTINS 1
+#define TENSORLEV_DETAIL_MATH_NS builtin_math
 #endif
 
 namespace tensorlev {
@@ -124,7 +129,16 @@ enum class id : unsigned char { exp, log, sqrt, erf };
 // expression builders) would hide the value functions found by
 // argument-dependent lookup (std::complex's, a user type's).
 namespace tensorlev_math_adl {
-#if !TENSORLEV_MATH_BUILTINS
+inline namespace TENSORLEV_DETAIL_MATH_NS {
+#if TENSORLEV_DETAIL_MATH_BUILTINS
+// Declarations that hide ::exp and the others (present when <math.h> or
+// <cmath> was included before): only argument-dependent lookup finds a
+// function, whatever was included first.
+void exp() = delete;
+void log() = delete;
+void sqrt() = delete;
+void erf() = delete;
+#else
 using std::erf, std::exp, std::log, std::sqrt;
 #endif
 template <class V>
@@ -162,16 +176,23 @@ concept callable = requires(const V& v) {
   requires F != tensorlev::elementwise::id::sqrt || requires { sqrt_of(v); };
   requires F != tensorlev::elementwise::id::erf || requires { erf_of(v); };
 };
+}  // namespace TENSORLEV_DETAIL_MATH_NS
 }  // namespace tensorlev_math_adl
 
 namespace tensorlev {
 namespace elementwise {
+inline namespace TENSORLEV_DETAIL_MATH_NS {
 namespace impl {
-#if TENSORLEV_MATH_BUILTINS
-// One builtin per function and floating type (integer value types are
-// refused before: check_statement).
+template <class V>
+inline constexpr bool standard_floating =
+    std::is_same_v<V, float> || std::is_same_v<V, double> || std::is_same_v<V, long double>;
+// One function per elementwise function and standard floating type: the
+// compiler's builtins, or <cmath>'s (integer value types are refused
+// before: check_statement).
 template <id F, class R>
-R builtin(R x) {
+TENSORLEV_HOST_DEVICE R builtin(R x) {
+  static_assert(standard_floating<R>);
+#if TENSORLEV_DETAIL_MATH_BUILTINS
   if constexpr (std::is_same_v<R, float>) {
     if constexpr (F == id::exp) return __builtin_expf(x);
     else if constexpr (F == id::log) return __builtin_logf(x);
@@ -188,14 +209,25 @@ R builtin(R x) {
     else if constexpr (F == id::sqrt) return __builtin_sqrtl(x);
     else return __builtin_erfl(x);
   }
-}
+#else
+  if constexpr (F == id::exp) return std::exp(x);
+  else if constexpr (F == id::log) return std::log(x);
+  else if constexpr (F == id::sqrt) return std::sqrt(x);
+  else return std::erf(x);
 #endif
+}
+// A class type with no function of its own found by argument-dependent
+// lookup but conversions to and from double is computed in double, as
+// <cmath>'s double overloads do for it. Value types that are neither
+// float, double, long double nor a class (__float128, _Float16, C++23's
+// extended floating types) are refused in both sets rather than computed
+// in another type.
+template <class V>
+inline constexpr bool via_double =
+    std::is_class_v<V> && std::is_convertible_v<const V&, double> && std::is_convertible_v<double, V>;
 template <id F, class V>
 inline constexpr bool has_function =
-#if TENSORLEV_MATH_BUILTINS
-    std::is_floating_point_v<V> ||
-#endif
-    tensorlev_math_adl::callable<F, V>;
+    standard_floating<V> || (std::is_class_v<V> && (tensorlev_math_adl::callable<F, V> || via_double<V>));
 }  // namespace impl
 
 template <id F>
@@ -210,14 +242,15 @@ struct tag {
                     "tensorlev: no exp, log or sqrt for this value type (none found by argument-dependent lookup)");
       return v;
     }
-#if TENSORLEV_MATH_BUILTINS
-    else if constexpr (std::is_floating_point_v<V>)
+    else if constexpr (impl::standard_floating<V>)
       return impl::builtin<F>(v);
-#endif
-    else
+    else if constexpr (tensorlev_math_adl::callable<F, V>)
       return tensorlev_math_adl::call<F>(v);
+    else
+      return impl::builtin<F>(static_cast<double>(v));
   }
 };
+}  // namespace TENSORLEV_DETAIL_MATH_NS
 }  // namespace elementwise
 
 namespace detail {
@@ -352,3 +385,6 @@ constexpr precompute_t<V> precompute(index_var<V>) noexcept {
 }
 
 }  // namespace tensorlev
+
+#undef TENSORLEV_DETAIL_MATH_BUILTINS
+#undef TENSORLEV_DETAIL_MATH_NS

@@ -131,7 +131,7 @@ class shared_array {
   friend bool operator==(const shared_array& a, const std::vector<T>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t k = 0; k < a.size(); ++k)
-      if (!(a.data()[k] == b[k])) return false;
+      if (!(b[k] == a.data()[k])) return false;
     return true;
   }
 

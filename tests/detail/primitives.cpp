@@ -257,6 +257,60 @@ TEST(PRIMITIVES, StableSortMatchesTheStandardOne) {
   EXPECT_EQ(v.back(), LLONG_MAX);
 }
 
+// detail::sort (introsort) against std::sort: sizes around the insertion
+// threshold and beyond, inputs that stress a quicksort (sorted, reversed,
+// organ pipe, all equal, few distinct, alternating), a comparator on part
+// of the element (equal keys in any order: sorted, and the same multiset),
+// and the heap sort the depth limit falls back to, forced by a depth of 0.
+TEST(PRIMITIVES, IntrosortMatchesTheStandardSort) {
+  std::mt19937_64 rng(12);
+  auto pattern = [&](int kind, std::size_t n) {
+    std::vector<int> v(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto x = static_cast<int>(k);
+      const auto m = static_cast<int>(n);
+      switch (kind) {
+        case 0: v[k] = std::uniform_int_distribution<int>(-1000000, 1000000)(rng); break;
+        case 1: v[k] = x; break;
+        case 2: v[k] = m - x; break;
+        case 3: v[k] = x < m / 2 ? x : m - x; break;
+        case 4: v[k] = 7; break;
+        case 5: v[k] = std::uniform_int_distribution<int>(0, 2)(rng); break;
+        default: v[k] = (k % 2 == 0) ? x : -x; break;
+      }
+    }
+    return v;
+  };
+  for (const std::size_t n : {0, 1, 2, 3, 15, 16, 17, 18, 31, 33, 64, 100, 257, 1000, 3001}) {
+    for (int kind = 0; kind < 7; ++kind) {
+      std::vector<int> a = pattern(kind, n);
+      auto want = a;
+      std::sort(want.begin(), want.end());
+      auto got = a;
+      detail::sort(got.data(), n);
+      EXPECT_EQ(got, want) << "n = " << n << ", pattern " << kind;
+      // The heap sort alone (the depth limit reached at once).
+      got = a;
+      auto less = [](int x, int y) { return x < y; };
+      if (n > 1) detail::sort_impl::intro_loop(got.data(), n, 0, less);
+      if (n > 16) {
+        EXPECT_EQ(got, want) << "heap sort, n = " << n << ", pattern " << kind;
+      }
+      // Pairs compared by their first member only.
+      std::vector<std::pair<int, std::size_t>> p(n);
+      for (std::size_t k = 0; k < n; ++k) p[k] = {a[k] % 5, k};
+      auto sorted = p;
+      detail::sort(sorted.data(), n, [](const auto& x, const auto& y) { return x.first < y.first; });
+      EXPECT_TRUE(std::is_sorted(sorted.begin(), sorted.end(),
+                                 [](const auto& x, const auto& y) { return x.first < y.first; }))
+          << "n = " << n << ", pattern " << kind;
+      std::sort(sorted.begin(), sorted.end());
+      std::sort(p.begin(), p.end());
+      EXPECT_EQ(sorted, p) << "not a permutation, n = " << n << ", pattern " << kind;
+    }
+  }
+}
+
 TEST(PRIMITIVES, MessageFormatsTextAndIntegers) {
   detail::message m;
   m << "a" << 'b' << 0 << ' ' << -7 << ' ' << 18446744073709551615ULL << ' ' << LLONG_MIN << ' ' << LLONG_MAX << ' '

@@ -60,7 +60,7 @@ void stable_sort(T* a, T* spare, std::size_t n, Less less) {
 
 namespace sort_impl {
 template <class T>
-void swap(T& x, T& y) {
+void swap_values(T& x, T& y) {
   T t = static_cast<T&&>(x);
   x = static_cast<T&&>(y);
   y = static_cast<T&&>(t);
@@ -79,14 +79,14 @@ void sift_down(T* a, std::size_t root, std::size_t n, Less& less) {
   for (std::size_t c; (c = 2 * root + 1) < n; root = c) {
     if (c + 1 < n && less(a[c], a[c + 1])) ++c;
     if (!less(a[root], a[c])) return;
-    swap(a[root], a[c]);
+    swap_values(a[root], a[c]);
   }
 }
 template <class T, class Less>
 void heap_sort(T* a, std::size_t n, Less& less) {
   for (std::size_t k = n / 2; k-- > 0;) sift_down(a, k, n, less);
   for (std::size_t end = n; end-- > 1;) {
-    swap(a[0], a[end]);
+    swap_values(a[0], a[end]);
     sift_down(a, 0, end, less);
   }
 }
@@ -106,12 +106,12 @@ void intro_loop(T* a, std::size_t n, int depth, Less& less) {
     // Median of a[1], *m, *z into a[0] as the pivot.
     T* lo = a + 1;
     if (less(*lo, *m)) {
-      if (less(*m, *z)) swap(*a, *m);
-      else if (less(*lo, *z)) swap(*a, *z);
-      else swap(*a, *lo);
-    } else if (less(*lo, *z)) swap(*a, *lo);
-    else if (less(*m, *z)) swap(*a, *z);
-    else swap(*a, *m);
+      if (less(*m, *z)) swap_values(*a, *m);
+      else if (less(*lo, *z)) swap_values(*a, *z);
+      else swap_values(*a, *lo);
+    } else if (less(*lo, *z)) swap_values(*a, *lo);
+    else if (less(*m, *z)) swap_values(*a, *z);
+    else swap_values(*a, *m);
     // Hoare partition of [1, n) around a[0] (each side stops at it).
     std::size_t i = 1, j = n;
     for (;;) {
@@ -119,17 +119,18 @@ void intro_loop(T* a, std::size_t n, int depth, Less& less) {
       --j;
       while (less(a[0], a[j])) --j;
       if (i >= j) break;
-      swap(a[i], a[j]);
+      swap_values(a[i], a[j]);
       ++i;
     }
-    // [1, i) <= pivot <= [i, n): recurse into the smaller side.
+    // [0, i) <= pivot <= [i, n): recurse into the smaller side (the
+    // stack stays within log2 n frames), loop on the larger.
     if (i < n - i) {
-      intro_loop(a + i, n - i, depth, less);
-      n = i;
-    } else {
       intro_loop(a, i, depth, less);
       a += i;
       n -= i;
+    } else {
+      intro_loop(a + i, n - i, depth, less);
+      n = i;
     }
   }
 }

@@ -12,7 +12,6 @@
 #include <tuple>
 #include <vector>
 
-#include "../detail/algorithm.hpp"
 #include "../error.hpp"
 #include "../config.hpp"
 #include "../level_concepts.hpp"
