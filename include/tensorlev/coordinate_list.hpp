@@ -8,11 +8,11 @@
 #include <initializer_list>
 #include <limits>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "detail/message.hpp"
 #include "error.hpp"
 
 namespace tensorlev {
@@ -37,8 +37,7 @@ class coordinate_list {
   explicit coordinate_list(std::vector<I> dims) : dims_(std::move(dims)) {
     for (std::size_t d = 0; d < dims_.size(); ++d)
       if (dims_[d] < 0)
-        throw shape_error("coordinate_list: dimension " + std::to_string(d) + " has negative size " +
-                          std::to_string(dims_[d]));
+        throw shape_error(detail::message() << "coordinate_list: dimension " << d << " has negative size " << dims_[d]);
   }
 
   /// Adopts entry-major coordinates (order() per entry) and values, checking
@@ -47,15 +46,14 @@ class coordinate_list {
       : coordinate_list(std::move(dims)) {
     const std::size_t n = order();
     if (coords.size() != values.size() * n)
-      throw shape_error("coordinate_list: " + std::to_string(coords.size()) + " coordinates for " +
-                        std::to_string(values.size()) + " values of a tensor of order " + std::to_string(n));
+      throw shape_error(detail::message() << "coordinate_list: " << coords.size() << " coordinates for "
+                                          << values.size() << " values of a tensor of order " << n);
     for (std::size_t e = 0; e < values.size(); ++e)
       for (std::size_t d = 0; d < n; ++d) {
         const I c = coords[e * n + d];
         if (c < 0 || c >= dims_[d])
-          throw shape_error("coordinate_list: entry " + std::to_string(e) + ": coordinate " + std::to_string(c) +
-                            " of dimension " + std::to_string(d) + " is outside [0, " + std::to_string(dims_[d]) +
-                            ")");
+          throw shape_error(detail::message() << "coordinate_list: entry " << e << ": coordinate " << c
+                                              << " of dimension " << d << " is outside [0, " << dims_[d] << ")");
       }
     coords_ = std::move(coords);
     values_ = std::move(values);
@@ -85,13 +83,12 @@ class coordinate_list {
   /// not order() or a coordinate is outside [0, dims[d]).
   void push_back(std::span<const I> c, const V& v) {
     if (c.size() != order())
-      throw shape_error("coordinate_list: entry " + std::to_string(size()) + " has " + std::to_string(c.size()) +
-                        " coordinates, the tensor has order " + std::to_string(order()));
+      throw shape_error(detail::message() << "coordinate_list: entry " << size() << " has " << c.size()
+                                          << " coordinates, the tensor has order " << order());
     for (std::size_t d = 0; d < c.size(); ++d)
       if (c[d] < 0 || c[d] >= dims_[d])
-        throw shape_error("coordinate_list: entry " + std::to_string(size()) + ": coordinate " +
-                          std::to_string(c[d]) + " of dimension " + std::to_string(d) + " is outside [0, " +
-                          std::to_string(dims_[d]) + ")");
+        throw shape_error(detail::message() << "coordinate_list: entry " << size() << ": coordinate " << c[d]
+                                            << " of dimension " << d << " is outside [0, " << dims_[d] << ")");
     // c may point into coords_ itself (push_back(coords(e), v)): copy through
     // a small buffer when it does, since insert would then read freed memory.
     const bool aliased = !coords_.empty() && c.data() >= coords_.data() && c.data() < coords_.data() + coords_.size();
@@ -122,8 +119,8 @@ template <index_type I>
 [[nodiscard]] I checked_index(long long v, const char* what) {
   if (v < static_cast<long long>(std::numeric_limits<I>::min()) ||
       v > static_cast<long long>(std::numeric_limits<I>::max()))
-    throw overflow_error(std::string(what) + " " + std::to_string(v) + " does not fit the index type (" +
-                         std::to_string(sizeof(I) * 8) + "-bit)");
+    throw overflow_error(detail::message()
+                         << what << " " << v << " does not fit the index type (" << sizeof(I) * 8 << "-bit)");
   return static_cast<I>(v);
 }
 

@@ -1,17 +1,63 @@
 #pragma once
 /// @file error.hpp
 /// Exceptions thrown by tensorlev for bad input. Every message names what
-/// went wrong and where (file and line for IO, dimension and entry for data).
+/// went wrong and where (dimension and entry for data; file and line for IO,
+/// in io/io_error.hpp).
+///
+/// `tensorlev::error` derives from `std::exception`, not
+/// `std::runtime_error`: the latter needs `<stdexcept>` and `<string>`,
+/// about a tenth of a small kernel's compile time, in every translation
+/// unit that includes a kernel (docs/design.md, "What a translation unit
+/// includes"). Its message is a shared, reference-counted copy, so copying
+/// an error never throws (as `std::runtime_error`'s copy).
 
-#include <stdexcept>
-#include <string>
+#include <cstddef>
+#include <exception>
+#include <new>
+
+#include "detail/atomic.hpp"
+#include "detail/message.hpp"
 
 namespace tensorlev {
 
 /// Base class of every exception tensorlev throws for invalid input.
-class error : public std::runtime_error {
+class error : public std::exception {
  public:
-  using std::runtime_error::runtime_error;
+  explicit error(const char* what) : error(what, detail::c_length(what)) {}
+  /// The first n characters of what.
+  explicit error(const char* what, std::size_t n) : text_(make(what, n)) {}
+  /// Text with `data()` and `size()`: a `std::string`, a
+  /// `std::string_view`, a `detail::message`.
+  template <detail::text_like S>
+  explicit error(const S& what) : error(what.data(), static_cast<std::size_t>(what.size())) {}
+  error(const error& other) noexcept : std::exception(other), text_(other.text_) {
+    detail::ref_increment(count(text_));
+  }
+  error& operator=(const error& other) noexcept {
+    detail::ref_increment(count(other.text_));  // first: other may be this
+    release(text_);
+    text_ = other.text_;
+    return *this;
+  }
+  ~error() override { release(text_); }
+  [[nodiscard]] const char* what() const noexcept override { return text_; }
+
+ private:
+  // One block: the owners' count, then the text and its terminator.
+  static long* count(char* text) noexcept { return reinterpret_cast<long*>(text) - 1; }
+  static char* make(const char* s, std::size_t n) {
+    void* block = ::operator new(sizeof(long) + n + 1);
+    long* c = ::new (block) long(1);
+    char* text = reinterpret_cast<char*>(c + 1);
+    for (std::size_t k = 0; k < n; ++k) text[k] = s[k];
+    text[n] = '\0';
+    return text;
+  }
+  static void release(char* text) noexcept {
+    if (detail::ref_decrement(count(text)) == 0) ::operator delete(static_cast<void*>(count(text)));
+  }
+
+  char* text_;
 };
 
 /// A coordinate is outside the tensor's dimensions, or a shape is wrong.
@@ -30,23 +76,6 @@ class overflow_error : public error {
 class duplicate_error : public error {
  public:
   using error::error;
-};
-
-/// A file could not be read or written, or its contents are malformed.
-/// `what()` reads `<file>:<line>: <problem>`; `file()` and `line()` give the
-/// parts (line 0 when the problem is not tied to one line).
-class io_error : public error {
- public:
-  io_error(std::string file, long line, const std::string& problem)
-      : error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + problem),
-        file_(std::move(file)),
-        line_(line) {}
-  [[nodiscard]] const std::string& file() const noexcept { return file_; }
-  [[nodiscard]] long line() const noexcept { return line_; }
-
- private:
-  std::string file_;
-  long line_;
 };
 
 }  // namespace tensorlev

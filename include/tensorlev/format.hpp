@@ -21,7 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string>
+#include <iosfwd>  // std::string, for to_string's declaration (print.hpp defines it)
 #include <string_view>
 #include <tuple>
 #include <type_traits>

@@ -27,7 +27,6 @@
 #include <concepts>
 #include <cstddef>
 #include <span>
-#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -40,6 +39,10 @@ namespace tensorlev {
 /// lvl, std::string_view a, std::string_view b)` returning C text for f
 /// with its arrays inlined (a: parent position or position, b: coordinate;
 /// lvl: the level's name such as "A2"); levels without it print as calls.
+/// The library's levels define it as `template <class Str = std::string>
+/// static Str code(...)`, text built in Str: their headers then only name
+/// std::string (`<iosfwd>`), and `<string>` is needed only where the
+/// printer calls `L::code(f, lvl, a, b)`, which finds either form.
 enum class level_fn {
   pos_begin,     ///< pos_bounds(a).begin
   pos_end,       ///< pos_bounds(a).end

@@ -25,13 +25,14 @@
 #include <type_traits>
 #include <optional>
 #include <span>
-#include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "coordinate_list.hpp"
 #include "detail/algorithm.hpp"
+#include "detail/message.hpp"
 #include "error.hpp"
 #include "execution.hpp"
 #include "format.hpp"
@@ -74,11 +75,12 @@ consteval std::array<std::size_t, F::num_levels> key_ends() {
   return e;
 }
 
+// Appends "(c0,c1,...)": entry e's level coordinates.
 template <class I>
-std::string coords_string(const std::vector<std::vector<I>>& lc, std::size_t e) {
-  std::string s = "(";
-  for (std::size_t k = 0; k < lc.size(); ++k) s += (k ? "," : "") + std::to_string(lc[k][e]);
-  return s + ")";
+message& append_coords(message& m, const std::vector<std::vector<I>>& lc, std::size_t e) {
+  m << "(";
+  for (std::size_t k = 0; k < lc.size(); ++k) m << (k ? "," : "") << lc[k][e];
+  return m << ")";
 }
 
 // Stable sort of `perm` by the level coordinates lc[0..n) lexicographically.
@@ -117,9 +119,9 @@ Levels unwrap_levels(std::tuple<std::optional<std::tuple_element_t<K, Levels>>..
 }
 
 template <class F>
-std::string format_label() {
+std::string_view format_label() {
   if constexpr (requires { F::name; })
-    return std::string(F::name);
+    return std::string_view(F::name);
   else
     return "format";
 }
@@ -309,7 +311,7 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
 template <class V, class I, class LevelCoord>
 std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, I>& list, LevelCoord& level_coord,
                                                        sorted_entries<V, I>& base, duplicates policy,
-                                                       const std::string& label) {
+                                                       std::string_view label) {
   const auto layout = make_key_layout(base.extents);
   if (!layout) return std::nullopt;
   const auto& stride = layout->stride;
@@ -352,11 +354,11 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
           std::size_t seen = 0, e = 0;
           for (; e < n_in; ++e)
             if (key_of(e) == key && ++seen == 2) break;
-          std::string text;
+          message m;
+          m << "pack into " << label << ": duplicate entry at coordinates (";
           const auto x = list.coords(e);
-          for (std::size_t d = 0; d < x.size(); ++d) text += (d ? "," : "") + std::to_string(x[d]);
-          throw duplicate_error("pack into " + label + ": duplicate entry at coordinates (" + text + ") (entry " +
-                                std::to_string(e) + ")");
+          for (std::size_t d = 0; d < x.size(); ++d) m << (d ? "," : "") << x[d];
+          throw duplicate_error(m << ") (entry " << e << ")");
         }
       }
       continue;
@@ -385,7 +387,7 @@ std::optional<sorted_entries<V, I>> sort_entries_keyed(const coordinate_list<V, 
 
 template <class V, class I>
 sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<const level_map_info> maps,
-                                  duplicates policy, const std::string& label) {
+                                  duplicates policy, std::string_view label) {
   const std::size_t L = maps.size();
   const std::size_t N = list.order();
   sorted_entries<V, I> out;
@@ -484,10 +486,10 @@ sorted_entries<V, I> sort_entries(const coordinate_list<V, I>& list, std::span<c
       case duplicates::first: break;
       case duplicates::last: vals.back() = list.value(static_cast<std::size_t>(e)); break;
       case duplicates::error: {
-        std::string c;
-        for (std::size_t d = 0; d < N; ++d) c += (d ? "," : "") + std::to_string(raw[static_cast<std::size_t>(e) * N + d]);
-        throw duplicate_error("pack into " + label + ": duplicate entry at coordinates (" + c + ") (entry " +
-                              std::to_string(e) + ")");
+        message m;
+        m << "pack into " << label << ": duplicate entry at coordinates (";
+        for (std::size_t d = 0; d < N; ++d) m << (d ? "," : "") << raw[static_cast<std::size_t>(e) * N + d];
+        throw duplicate_error(m << ") (entry " << e << ")");
       }
     }
   }
@@ -566,10 +568,13 @@ void find_nodes(std::span<const unsigned char> first_diff, std::size_t key_end,
 
 // Assembles one level from its nodes through its assembly capability and
 // returns the level's size; node_pos receives each node's position.
-// Instantiated once per level type, whatever format it appears in.
+// Instantiated once per level type, whatever format it appears in; `label`
+// names the format in its messages.
 template <class Lk, class I>
 I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc, const level_nodes<I>& nodes,
-                 I parent_size, std::vector<I>& node_pos, const std::string& where) {
+                 I parent_size, std::vector<I>& node_pos, std::string_view label) {
+  // Every message starts "pack into <label>: level K (name)".
+  auto where = [&](message&& m) -> message& { return append_level(m << "pack into " << label << ": ", K, Lk::name); };
   const std::size_t count = nodes.starts.size();
   const auto& node_parent = nodes.parent;
   const std::vector<I>& crd = slc[K];
@@ -599,13 +604,14 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
       // Exactly one child under every parent position: pad empty ones.
       for (std::size_t j = 1; j < count; ++j)
         if (node_parent[order(j)] == node_parent[order(j - 1)])
-          throw shape_error(where + " is branchless, but parent position " + std::to_string(node_parent[order(j)]) +
-                            " has several children: the data does not fit this format");
+          throw shape_error(where(message()) << " is branchless, but parent position " << node_parent[order(j)]
+                                             << " has several children: the data does not fit this format");
       // A padding child needs a coordinate inside the level's extent.
       if (static_cast<std::size_t>(parent_size) > count && lvl.dimension() == 0)
-        throw shape_error(where + " is branchless and must pad " + std::to_string(parent_size - static_cast<I>(count)) +
-                          " parent positions with a child, but its dimension has extent 0 (no coordinate to pad "
-                          "with): this format cannot hold a tensor with that empty dimension");
+        throw shape_error(where(message()) << " is branchless and must pad " << parent_size - static_cast<I>(count)
+                                           << " parent positions with a child, but its dimension has extent 0 (no "
+                                              "coordinate to pad with): this format cannot hold a tensor with that "
+                                              "empty dimension");
       size = parent_size;
       lvl.append_init(parent_size, size);
       std::size_t j = 0;
@@ -669,7 +675,7 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
         }
       }
       if (!ok)
-        throw shape_error(where + " cannot hold coordinate " + std::to_string(c) + " of entry " + coords_string(slc, s));
+        throw shape_error(append_coords(where(message()) << " cannot hold coordinate " << c << " of entry ", slc, s));
     }
   }
   return size;
@@ -1023,10 +1029,10 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
   }(std::make_index_sequence<L>{}),
                 "tensorlev::pack: every level must be packable (constructible from level_shape and assembled by "
                 "append, insert or implicitly)");
-  const std::string label = detail::format_label<F>();
+  const std::string_view label = detail::format_label<F>();
   if (list.order() != N)
-    throw shape_error("pack: the coordinate list has order " + std::to_string(list.order()) + " but format " + label +
-                      " has order " + std::to_string(N));
+    throw shape_error(detail::message() << "pack: the coordinate list has order " << list.order() << " but format "
+                                        << label << " has order " << N);
   if constexpr (std::is_same_v<S, owning<>> && detail::row_compressed_format<F, LT>()) {
     if (policy != duplicates::error)  // the generic path names the duplicate
       if (auto t = detail::pack_row_compressed<T>(list, policy)) return std::move(*t);
@@ -1065,8 +1071,7 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
       return *std::get<K - U>(opt_levels);
     };
     if constexpr (requires { lvl.link(up); }) lvl.link(up);
-    const std::string where = "pack into " + label + ": level " + std::to_string(K) + " (" + std::string(Lk::name) + ")";
-    parent_size = detail::assemble_level(lvl, K, sorted.lc, nodes, parent_size, node_pos, where);
+    parent_size = detail::assemble_level(lvl, K, sorted.lc, nodes, parent_size, node_pos, label);
     parent_starts.swap(nodes.starts);
     parent_pos.swap(node_pos);
   };
@@ -1162,8 +1167,8 @@ template <format_type G, storage_policy S2 = owning<>, class V, class F, class I
 template <format_type F, class V, index_type I>
 [[nodiscard]] tensor<V, F, I> from_dense(const std::array<I, F::order>& dims, std::span<const V> data) {
   if (data.size() != dense_size(dims))
-    throw shape_error("from_dense: the array has " + std::to_string(data.size()) +
-                      " elements but the dimensions need " + std::to_string(dense_size(dims)));
+    throw shape_error(detail::message() << "from_dense: the array has " << data.size()
+                                        << " elements but the dimensions need " << dense_size(dims));
   coordinate_list<V, I> list(std::vector<I>(dims.begin(), dims.end()));
   std::array<I, F::order> x{};
   for (std::size_t idx = 0; idx < data.size(); ++idx) {

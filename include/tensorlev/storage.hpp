@@ -29,7 +29,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -37,6 +36,7 @@
 #include "detail/algorithm.hpp"
 #include "config.hpp"
 #include "detail/atomic.hpp"
+#include "detail/message.hpp"
 #include "error.hpp"
 
 namespace tensorlev {
@@ -289,9 +289,8 @@ template <class T, class I>
 [[nodiscard]] constexpr std::remove_const_t<T> to_stored(I v, const char* what) {
   using U = std::remove_const_t<T>;
   if (!std::in_range<U>(v))
-    throw overflow_error(std::string(what) + " " + std::to_string(v) + " does not fit the stored type (" +
-                         std::to_string(sizeof(U) * 8) + "-bit " + (std::is_signed_v<U> ? "signed" : "unsigned") +
-                         ")");
+    throw overflow_error(message() << what << " " << v << " does not fit the stored type (" << sizeof(U) * 8 << "-bit "
+                                   << (std::is_signed_v<U> ? "signed" : "unsigned") << ")");
   return static_cast<U>(v);
 }
 
@@ -301,8 +300,8 @@ template <class T, class I>
 template <class I, class T>
 void check_readable(T most, const char* what) {
   if (!std::in_range<I>(most))
-    throw overflow_error(std::string(what) + " " + std::to_string(most) + " does not fit the index type (" +
-                         std::to_string(sizeof(I) * 8) + "-bit)");
+    throw overflow_error(message() << what << " " << most << " does not fit the index type (" << sizeof(I) * 8
+                                   << "-bit)");
 }
 
 // The index type a view over stored position type P and coordinate type C

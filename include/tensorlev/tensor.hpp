@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -21,6 +21,7 @@
 
 #include "coordinate_list.hpp"
 #include "config.hpp"
+#include "detail/message.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "level_concepts.hpp"
@@ -304,6 +305,11 @@ template <class V, class F, class I, class S>
 }
 
 namespace detail {
+/// Appends "level k (name)": how validate's and pack's messages name a level.
+inline message& append_level(message& m, std::size_t k, std::string_view name) {
+  return m << "level " << k << " (" << name << ")";
+}
+
 template <std::size_t K, class T>
 typename T::index_type validate_level(const T& t, typename T::index_type parent_size) {
   using F = typename T::format_type;
@@ -312,17 +318,18 @@ typename T::index_type validate_level(const T& t, typename T::index_type parent_
   static_assert(requires { l.validate(parent_size); },
                 "tensorlev::validate: a level of this format has no validate(parent_size) member, so its arrays "
                 "cannot be checked");
-  const std::string where = "level " + std::to_string(K) + " (" + std::string(L::name) + ")";
+  // Every message starts "validate: level K (name)".
+  auto where = [](message&& m) -> message& { return append_level(m << "validate: ", K, L::name); };
   if (F::maps[K].kind == map_kind::mode && l.dimension() != t.dims()[F::maps[K].dim])
-    throw shape_error("validate: " + where + " has extent " + std::to_string(l.dimension()) + ", but dimension " +
-                      std::to_string(F::maps[K].dim) + " is " + std::to_string(t.dims()[F::maps[K].dim]));
+    throw shape_error(where(message()) << " has extent " << l.dimension() << ", but dimension " << F::maps[K].dim
+                                       << " is " << t.dims()[F::maps[K].dim]);
   if (F::maps[K].kind == map_kind::block_inner && l.dimension() != static_cast<typename T::index_type>(F::maps[K].block))
-    throw shape_error("validate: " + where + " has extent " + std::to_string(l.dimension()) + ", but its blocks are " +
-                      std::to_string(F::maps[K].block) + " wide");
+    throw shape_error(where(message()) << " has extent " << l.dimension() << ", but its blocks are " << F::maps[K].block
+                                       << " wide");
   try {
     return l.validate(parent_size);
   } catch (const error& e) {
-    throw shape_error("validate: " + where + ": " + e.what());
+    throw shape_error(where(message()) << ": " << e.what());
   }
 }
 }  // namespace detail
@@ -339,14 +346,14 @@ void validate(const tensor<V, F, I, S>& t) {
   static_assert(S::host_accessible, "tensorlev::validate: the arrays must be readable on the host");
   for (std::size_t d = 0; d < F::order; ++d)
     if (t.dims()[d] < 0)
-      throw shape_error("validate: dimension " + std::to_string(d) + " is negative (" + std::to_string(t.dims()[d]) + ")");
+      throw shape_error(detail::message() << "validate: dimension " << d << " is negative (" << t.dims()[d] << ")");
   I size = 1;
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     ((size = detail::validate_level<K>(t, size)), ...);
   }(std::make_index_sequence<F::num_levels>{});
   if (t.stored() != static_cast<std::size_t>(size))
-    throw shape_error("validate: " + std::to_string(t.stored()) + " values, but the last level has " +
-                      std::to_string(size) + " positions");
+    throw shape_error(detail::message() << "validate: " << t.stored() << " values, but the last level has " << size
+                                        << " positions");
 }
 
 /// Number of dense components (product of dimensions), or overflow_error.

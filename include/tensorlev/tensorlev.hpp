@@ -8,6 +8,7 @@
 #include "fuse.hpp"
 #include "coordinate_list.hpp"
 #include "error.hpp"
+#include "io/io_error.hpp"
 #include "format.hpp"
 #include "formats.hpp"
 #include "level_concepts.hpp"

@@ -21,12 +21,12 @@
 #include <array>
 #include <cstddef>
 #include <span>
-#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "coordinate_list.hpp"
+#include "detail/message.hpp"
 #include "error.hpp"
 #include "format.hpp"
 #include "levels/dense.hpp"
@@ -56,7 +56,7 @@ template <class I, std::size_t N>
   long long total = 1;
   for (const I d : dims)
     if (__builtin_mul_overflow(total, static_cast<long long>(d), &total))
-      throw overflow_error(std::string(what) + ": the product of the extents overflows");
+      throw overflow_error(message() << what << ": the product of the extents overflows");
   return checked_index<I>(total, what);
 }
 

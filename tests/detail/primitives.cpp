@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "tensorlev/detail/atomic.hpp"
 #include "tensorlev/detail/message.hpp"
 #include "tensorlev/detail/owned.hpp"
+#include "tensorlev/error.hpp"
 #include "tensorlev/execution.hpp"
 #include "tensorlev/storage.hpp"
 
@@ -317,14 +320,56 @@ TEST(PRIMITIVES, MessageFormatsTextAndIntegers) {
     << std::size_t{42} << ' ' << -1L << ' ' << 3U;
   EXPECT_STREQ(m.c_str(), "ab0 -7 18446744073709551615 -9223372036854775808 9223372036854775807 42 -1 3");
   EXPECT_EQ(m.size(), std::string(m.c_str()).size());
-  // Bounded: text past the capacity is dropped, never written out of bounds.
+  // Growing: nothing is cut, whatever the length (past the inline buffer,
+  // and through several doublings).
   detail::message big;
   const std::string chunk(100, 'x');
-  for (int r = 0; r < 10; ++r) big << chunk.c_str() << 1234567890;
-  EXPECT_EQ(big.size(), detail::message::capacity);
-  EXPECT_EQ(std::string(big.c_str()).size(), detail::message::capacity);
-  big << 'y' << 5 << "z";
-  EXPECT_EQ(big.size(), detail::message::capacity);
+  std::string expect;
+  for (int r = 0; r < 40; ++r) {
+    big << chunk.c_str() << 1234567890 << std::string_view("|");
+    expect += chunk + "1234567890|";
+    ASSERT_EQ(std::string(big.c_str()), expect) << "after " << r + 1 << " pieces";
+  }
+  big << 'y' << std::int8_t{-5} << std::uint16_t{65535} << std::string("z");
+  expect += "y-565535z";
+  EXPECT_EQ(std::string(big.data(), big.size()), expect);
+  EXPECT_EQ(big.size(), expect.size());
+  // An append exactly filling the inline buffer, then one more character.
+  detail::message edge;
+  edge << std::string(255, 'e');
+  EXPECT_EQ(edge.size(), 255U);
+  edge << 'f';
+  EXPECT_EQ(std::string(edge.c_str()), std::string(255, 'e') + "f");
+}
+
+TEST(PRIMITIVES, ErrorSharesItsMessage) {
+  const std::string text(1000, 'q');
+  const shape_error e((detail::message() << text << 7));
+  EXPECT_EQ(std::string(e.what()), text + "7");
+  shape_error copy = e;  // a copy shares the text
+  EXPECT_EQ(copy.what(), e.what());
+  {
+    const shape_error other("other");
+    copy = other;
+    EXPECT_STREQ(copy.what(), "other");
+  }
+  EXPECT_STREQ(copy.what(), "other");  // still alive after other's end
+  EXPECT_EQ(std::string(e.what()), text + "7");
+  const shape_error& same = copy;
+  copy = same;  // self-assignment keeps the text
+  EXPECT_STREQ(copy.what(), "other");
+  const error from_string(std::string("from a string"));
+  EXPECT_STREQ(from_string.what(), "from a string");
+  const error from_span("abcdef", 3);
+  EXPECT_STREQ(from_span.what(), "abc");
+  // Caught as std::exception and as tensorlev::error, with the text.
+  try {
+    throw overflow_error((detail::message() << "n = " << -3));
+  } catch (const std::exception& x) {
+    EXPECT_STREQ(x.what(), "n = -3");
+  }
+  static_assert(std::is_nothrow_copy_constructible_v<shape_error>);
+  static_assert(!std::is_convertible_v<const char*, error>, "explicit, as std::runtime_error's");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 #include <tensorlev/coordinate_list.hpp>
 #include <tensorlev/error.hpp>
+#include <tensorlev/io/io_error.hpp>
 
 namespace tensorlev_test {
 

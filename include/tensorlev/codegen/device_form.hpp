@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <string>
 #include <tuple>
 #include <type_traits>
 
@@ -218,9 +217,9 @@ T compact_rows(const L& dev, const Tmp& tmp) {
   const std::uint64_t nnz = tmp.stored();
   const auto fits_p0 = [](std::uint64_t v) {
     if (v > static_cast<std::uint64_t>(std::numeric_limits<P0>::max()))
-      throw overflow_error("tensorlev: the output's first level cannot hold " + std::to_string(v) +
-                           " in its position type (at most " +
-                           std::to_string(static_cast<std::uint64_t>(std::numeric_limits<P0>::max())) + ")");
+      throw overflow_error(detail::message() << "tensorlev: the output's first level cannot hold " << v
+                                             << " in its position type (at most "
+                                             << static_cast<std::uint64_t>(std::numeric_limits<P0>::max()) << ")");
   };
   auto pos0 = dev.template alloc<P0>(2, false);
   if constexpr (compaction_of<T>() == 1) {

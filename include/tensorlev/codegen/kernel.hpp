@@ -57,7 +57,7 @@ namespace detail {
   m << " has extent " << extent << " in dimension " << dim << " but ";
   name(first_acc);
   m << " has extent " << first_extent << " in dimension " << first_dim;
-  throw shape_error(m.c_str());
+  throw shape_error(m);
 }
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_output_on_right(std::size_t acc) {
   message m;
@@ -65,7 +65,7 @@ namespace detail {
     << ") other than in place (the same component read and written, in a statement without "
        "reductions that adds with += or stores each component once); compute into a "
        "separate tensor";
-  throw error(m.c_str());
+  throw error(m);
 }
 }  // namespace detail
 

@@ -36,6 +36,7 @@
 #include <complex>
 #include <memory>
 #include <span>
+#include <string>
 #include <tuple>
 #include <vector>
 

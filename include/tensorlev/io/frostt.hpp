@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "../coordinate_list.hpp"
-#include "../error.hpp"
+#include "io_error.hpp"
 #include "matrix_market.hpp"  // tensorlev::io::detail: line reader, number parsing and formatting
 
 namespace tensorlev::io {

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "../coordinate_list.hpp"
-#include "../error.hpp"
+#include "io_error.hpp"
 
 namespace tensorlev::io {
 

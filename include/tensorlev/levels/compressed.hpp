@@ -5,7 +5,7 @@
 /// Capabilities (Table 1): coordinate position iteration, append.
 /// Properties: compact; full, ordered and unique configurable.
 
-#include <string>
+#include <iosfwd>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -41,8 +41,9 @@ class compressed_level {
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;
   /// Loop-nest printer text (level_concepts.hpp, level_fn).
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    return detail::pos_level_code(f, l, a, false, "");
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code<Str>(f, l, a, false, "");
   }
 
   compressed_level() = default;

@@ -9,7 +9,7 @@
 /// append; compact; full, ordered, unique configurable).
 
 #include <cstddef>
-#include <string>
+#include <iosfwd>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
+#include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "../storage.hpp"
 #include "detail_storage.hpp"
@@ -46,8 +48,9 @@ class compressed_aos_level {
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
   static constexpr bool needs_ancestors = false;
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    return detail::pos_level_code(f, l, a, false, ".c0");
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code<Str>(f, l, a, false, ".c0");
   }
 
   compressed_aos_level() = default;
@@ -133,8 +136,8 @@ class compressed_aos_level {
   /// @throws shape_error naming the first violation.
   [[nodiscard]] I validate(I parent_size) const {
     if (tuples_.size() % R != 0)
-      throw shape_error("compressed-aos level: the tuple array's " + std::to_string(tuples_.size()) +
-                        " entries are not a multiple of " + std::to_string(R) + " lanes");
+      throw shape_error(detail::message() << "compressed-aos level: the tuple array's " << tuples_.size()
+                                          << " entries are not a multiple of " << R << " lanes");
     detail::validate_bounds(pos_, parent_size, tuples_.size() / R, "compressed-aos level");
     const detail::strided<decltype(t_)> lane0{t_, R, 0};
     for (std::size_t p = 0; p < static_cast<std::size_t>(parent_size); ++p)

@@ -4,10 +4,12 @@
 /// Capabilities (Table 1): coordinate value iteration, locate, insert.
 /// Properties: full, compact; ordered and unique configurable.
 
-#include <string>
+#include <iosfwd>
 #include <string_view>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
+#include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "detail_storage.hpp"
 
@@ -31,8 +33,9 @@ class dense_level {
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;
   /// Loop-nest printer text (level_concepts.hpp, level_fn).
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
-    const std::string L(l), A(a), B(b);
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const Str L(l), A(a), B(b);
     switch (f) {
       case level_fn::coord_begin: return "0";
       case level_fn::coord_end: return L + "_size";
@@ -65,7 +68,7 @@ class dense_level {
   /// Checks the level for `parent_size` parents (it has no arrays: only
   /// that the size fits I); returns the number of positions.
   [[nodiscard]] I validate(I parent_size) const {
-    if (n_ < 0) throw shape_error("dense level: negative extent " + std::to_string(n_));
+    if (n_ < 0) throw shape_error(detail::message() << "dense level: negative extent " << n_);
     return size(parent_size);
   }
   [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }

@@ -3,7 +3,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #endif
 
 #include "../detail/algorithm.hpp"
+#include "../detail/message.hpp"
 #include "../config.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
@@ -132,17 +132,17 @@ struct strided {
 template <class A, class I>
 void validate_segment(const A& crd, std::size_t begin, std::size_t end, I n, bool ordered, bool unique,
                       const char* what, std::size_t parent) {
-  auto where = [&](std::size_t p) {
-    return std::string(what) + ": coordinate " + std::to_string(crd[p]) + " at position " + std::to_string(p) +
-           " (parent position " + std::to_string(parent) + ")";
+  // Appends "<what>: coordinate <c> at position <p> (parent position <parent>)" to m.
+  auto where = [&](message&& m, std::size_t p) -> message& {
+    return m << what << ": coordinate " << crd[p] << " at position " << p << " (parent position " << parent << ")";
   };
   for (std::size_t p = begin; p < end; ++p) {
     if (!std::in_range<I>(crd[p]) || static_cast<I>(crd[p]) < 0 || static_cast<I>(crd[p]) >= n)
-      throw shape_error(where(p) + " is outside [0, " + std::to_string(n) + ")");
+      throw shape_error(where(message(), p) << " is outside [0, " << n << ")");
     if (ordered && p > begin && (unique ? !(crd[p - 1] < crd[p]) : crd[p] < crd[p - 1]))
-      throw shape_error(where(p) + (unique ? " does not follow " : " is below ") + std::to_string(crd[p - 1]) +
-                        (unique ? " in increasing order (the level is ordered and unique)"
-                                : " (the level is ordered)"));
+      throw shape_error(where(message(), p) << (unique ? " does not follow " : " is below ") << crd[p - 1]
+                                            << (unique ? " in increasing order (the level is ordered and unique)"
+                                                       : " (the level is ordered)"));
   }
   if (unique && !ordered && end - begin > 1) {
     std::vector<std::pair<I, std::size_t>> seen;
@@ -151,8 +151,8 @@ void validate_segment(const A& crd, std::size_t begin, std::size_t end, I n, boo
     detail::sort(seen.data(), seen.size());
     for (std::size_t k = 1; k < seen.size(); ++k)
       if (seen[k].first == seen[k - 1].first)
-        throw shape_error(where(seen[k].second) + " repeats the one at position " + std::to_string(seen[k - 1].second) +
-                          " (the level is unique)");
+        throw shape_error(where(message(), seen[k].second) << " repeats the one at position " << seen[k - 1].second
+                                                           << " (the level is unique)");
   }
 }
 /// Checks the segment bounds pos[0 .. parent_size] of a level named `what`:
@@ -162,18 +162,17 @@ template <class A, class I>
 void validate_bounds(const A& pos, I parent_size, std::size_t size, const char* what) {
   const auto np = static_cast<std::size_t>(parent_size) + 1;
   if (pos.size() != np)
-    throw shape_error(std::string(what) + ": the position array has " + std::to_string(pos.size()) +
-                      " entries, expected " + std::to_string(np) + " (one more than the " +
-                      std::to_string(parent_size) + " parent positions)");
-  if (pos[0] != 0) throw shape_error(std::string(what) + ": the position array starts at " + std::to_string(pos[0]) + ", not 0");
+    throw shape_error(message() << what << ": the position array has " << pos.size() << " entries, expected " << np
+                                << " (one more than the " << parent_size << " parent positions)");
+  if (pos[0] != 0) throw shape_error(message() << what << ": the position array starts at " << pos[0] << ", not 0");
   for (std::size_t p = 1; p < np; ++p)
     if (pos[p] < pos[p - 1])
-      throw shape_error(std::string(what) + ": the position array decreases at entry " + std::to_string(p) + " (" +
-                        std::to_string(pos[p - 1]) + " then " + std::to_string(pos[p]) + ")");
+      throw shape_error(message() << what << ": the position array decreases at entry " << p << " (" << pos[p - 1]
+                                  << " then " << pos[p] << ")");
   if (!std::in_range<std::size_t>(pos[np - 1]) || static_cast<std::size_t>(pos[np - 1]) != size)
-    throw shape_error(std::string(what) + ": the position array ends at " + std::to_string(pos[np - 1]) +
-                      ", but the coordinate array has " + std::to_string(size) + " entries");
-  check_readable<I>(pos[np - 1], (std::string(what) + ": number of positions").c_str());
+    throw shape_error(message() << what << ": the position array ends at " << pos[np - 1]
+                                << ", but the coordinate array has " << size << " entries");
+  check_readable<I>(pos[np - 1], (message() << what << ": number of positions").c_str());
 }
 
 /// Checks that v (an index-type value entering a level: an extent, a
@@ -188,8 +187,8 @@ template <class I>
 [[nodiscard]] constexpr I checked_mul(I a, I b, const char* what) {
   I r{};
   if (__builtin_mul_overflow(a, b, &r))
-    throw overflow_error(std::string(what) + ": " + std::to_string(a) + " * " + std::to_string(b) +
-                         " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+    throw overflow_error(message() << what << ": " << a << " * " << b << " does not fit the index type ("
+                                   << sizeof(I) * 8 << "-bit)");
   return r;
 }
 /// a + b, or overflow_error naming `what` if the sum does not fit I.
@@ -197,20 +196,22 @@ template <class I>
 [[nodiscard]] constexpr I checked_add(I a, I b, const char* what) {
   I r{};
   if (__builtin_add_overflow(a, b, &r))
-    throw overflow_error(std::string(what) + ": " + std::to_string(a) + " + " + std::to_string(b) +
-                         " does not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+    throw overflow_error(message() << what << ": " << a << " + " << b << " does not fit the index type ("
+                                   << sizeof(I) * 8 << "-bit)");
   return r;
 }
 /// Loop-nest printer text of a position-iterated level: children of parent
 /// position a are positions pos[a] .. pos[a+1] (compressed) or a .. a+1
 /// (singleton, `single`); `crd` is the coordinate expression's suffix.
-inline std::string pos_level_code(level_fn f, std::string_view l, std::string_view a, bool single,
-                                  std::string_view crd_suffix) {
-  const std::string L(l), A(a);
+/// Str is the text type (`std::string`, named by the caller: this header
+/// does not include `<string>`).
+template <class Str>
+Str pos_level_code(level_fn f, std::string_view l, std::string_view a, bool single, std::string_view crd_suffix) {
+  const Str L(l), A(a);
   switch (f) {
     case level_fn::pos_begin: return single ? A : L + "_pos[" + A + "]";
     case level_fn::pos_end: return single ? A + " + 1" : L + "_pos[" + A + " + 1]";
-    case level_fn::pos_access: return L + "_crd[" + A + "]" + std::string(crd_suffix);
+    case level_fn::pos_access: return L + "_crd[" + A + "]" + Str(crd_suffix);
     default: return L + ".?";
   }
 }

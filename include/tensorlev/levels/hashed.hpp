@@ -14,14 +14,15 @@
 
 #include <bit>
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
-#include <string>
 #include <string_view>
 #include <type_traits>
 #include <tuple>
 #include <vector>
 
 #include "../detail/algorithm.hpp"
+#include "../detail/message.hpp"
 #include "../error.hpp"
 #include "../config.hpp"
 #include "../level_concepts.hpp"
@@ -50,8 +51,9 @@ class hashed_level {
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;
   /// Loop-nest printer text (level_concepts.hpp, level_fn).
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
-    const std::string L(l), A(a), B(b);
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const Str L(l), A(a), B(b);
     switch (f) {
       case level_fn::pos_begin: return L + "_seg[" + A + "]";
       case level_fn::pos_end: return L + "_seg[" + A + " + 1]";
@@ -138,8 +140,8 @@ class hashed_level {
   {
     if (seg_.empty()) return detail::checked_mul(parent_size, uniform_, "hashed level size");
     if (static_cast<std::size_t>(parent_size) + 1 != seg_.size())
-      throw error("hashed level: sized for " + std::to_string(seg_.size() - 1) + " parent positions, not " +
-                  std::to_string(parent_size));
+      throw error(detail::message() << "hashed level: sized for " << seg_.size() - 1 << " parent positions, not "
+                                    << parent_size);
     return static_cast<I>(seg_.back());
   }
   void insert_init(I parent_size, I size)
@@ -158,8 +160,8 @@ class hashed_level {
     requires S::growable
   {
     if (p < 0 || static_cast<std::size_t>(p) >= crd_.size() || (crd_[p] != C(-1) && crd_[p] != static_cast<C>(i)))
-      throw error("hashed level: no free bucket under the parent for coordinate " + std::to_string(i) +
-                  " (the level was sized for fewer children)");
+      throw error(detail::message() << "hashed level: no free bucket under the parent for coordinate " << i
+                                    << " (the level was sized for fewer children)");
     crd_[p] = static_cast<C>(i);
   }
   void insert_finalize(I, I) noexcept
@@ -174,16 +176,17 @@ class hashed_level {
     for (std::size_t p = 0; p < static_cast<std::size_t>(parent_size); ++p) {
       const auto w = static_cast<std::size_t>(seg_[p + 1] - seg_[p]);
       if (w != 0 && (w & (w - 1)) != 0)
-        throw shape_error("hashed level: parent position " + std::to_string(p) + " has " + std::to_string(w) +
-                          " buckets, not 0 or a power of two");
+        throw shape_error(detail::message() << "hashed level: parent position " << p << " has " << w
+                                            << " buckets, not 0 or a power of two");
       for (auto q = static_cast<std::size_t>(seg_[p]); q < static_cast<std::size_t>(seg_[p + 1]); ++q) {
         if (crd_[q] == C(-1)) continue;
         detail::validate_segment(crd_, q, q + 1, n_, false, false, "hashed level", p);
         const located<I> at = locate(static_cast<I>(p), ancestors<I>(nullptr, 0), static_cast<I>(crd_[q]));
         if (!at.found || static_cast<std::size_t>(at.pos) != q)
-          throw shape_error("hashed level: coordinate " + std::to_string(crd_[q]) + " at position " +
-                            std::to_string(q) + " (parent position " + std::to_string(p) +
-                            (at.found ? ") repeats one locate finds first" : ") is not where locate probes for it"));
+          throw shape_error(detail::message() << "hashed level: coordinate " << crd_[q] << " at position " << q
+                                              << " (parent position " << p
+                                              << (at.found ? ") repeats one locate finds first"
+                                                           : ") is not where locate probes for it"));
       }
     }
     return static_cast<I>(crd_.size());
@@ -208,15 +211,16 @@ class hashed_level {
     if (c == 0) return I(0);
     const auto most = static_cast<std::size_t>(std::numeric_limits<I>::max());
     if (c > most / 2 || std::bit_ceil(2 * c) > most)
-      throw overflow_error("hashed level: " + std::to_string(c) +
-                           " children of one parent need more buckets than the index type can count");
+      throw overflow_error(detail::message()
+                           << "hashed level: " << c
+                           << " children of one parent need more buckets than the index type can count");
     return static_cast<I>(std::bit_ceil(2 * c));
   }
   void push_segment(I w) {
     I end{};
     if (__builtin_add_overflow(static_cast<I>(seg_.back()), w, &end))
-      throw overflow_error("hashed level: the bucket count does not fit the index type (" +
-                           std::to_string(sizeof(I) * 8) + "-bit)");
+      throw overflow_error(detail::message() << "hashed level: the bucket count does not fit the index type ("
+                                             << sizeof(I) * 8 << "-bit)");
     seg_.push_back(detail::to_stored<P>(end, "hashed level: bucket count"));
   }
 

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../detail/message.hpp"
 #include "../error.hpp"
 #include "../config.hpp"
 #include "../level_concepts.hpp"
@@ -71,8 +72,8 @@ class range_level {
   /// @throws shape_error naming the first violation.
   [[nodiscard]] I validate(I parent_size) const {
     if (offsets_.size() != static_cast<std::size_t>(parent_size))
-      throw shape_error("range level: " + std::to_string(offsets_.size()) + " diagonal offsets for " +
-                        std::to_string(parent_size) + " diagonals");
+      throw shape_error(detail::message() << "range level: " << offsets_.size() << " diagonal offsets for "
+                                          << parent_size << " diagonals");
     return implicit_size(parent_size);
   }
 

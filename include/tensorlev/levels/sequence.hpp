@@ -10,13 +10,14 @@
 /// only). Properties: compact; full, ordered and unique configurable.
 
 #include <cstddef>
-#include <string>
+#include <iosfwd>
 #include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "../storage.hpp"
@@ -39,8 +40,9 @@ class sequence_level {
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
   static constexpr bool needs_ancestors = false;
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    const std::string L(l), A(a);
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    const Str L(l), A(a);
     switch (f) {
       case level_fn::pos_begin: return "0";
       case level_fn::pos_end: return L + "_size";
@@ -75,8 +77,8 @@ class sequence_level {
     requires S::growable
   {
     if (parent_size != 1)
-      throw shape_error("sequence level: it must be the outermost level (one parent), not below " +
-                        std::to_string(parent_size) + " parent positions");
+      throw shape_error(detail::message() << "sequence level: it must be the outermost level (one parent), not below "
+                                          << parent_size << " parent positions");
     crd_.clear();
     crd_.reserve(static_cast<std::size_t>(size));
   }
@@ -96,8 +98,8 @@ class sequence_level {
   /// positions. @throws shape_error naming the first violation.
   [[nodiscard]] I validate(I parent_size) const {
     if (parent_size != 1)
-      throw shape_error("sequence level: it must be the outermost level, not below " + std::to_string(parent_size) +
-                        " parent positions");
+      throw shape_error(detail::message() << "sequence level: it must be the outermost level, not below " << parent_size
+                                          << " parent positions");
     detail::check_readable<I>(crd_.size(), "sequence level: number of coordinates");
     detail::validate_segment(crd_, 0, crd_.size(), n_, O.ordered, O.unique, "sequence level", 0);
     return static_cast<I>(crd_.size());

@@ -6,12 +6,14 @@
 /// When a parent position has no entry (ELL padding), pack appends
 /// coordinate 0 with a zero value there.
 
-#include <string>
+#include <iosfwd>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
+#include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "../storage.hpp"
 #include "detail_storage.hpp"
@@ -36,8 +38,9 @@ class singleton_level {
   /// need not keep them for it).
   static constexpr bool needs_ancestors = false;
   /// Loop-nest printer text (level_concepts.hpp, level_fn).
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    return detail::pos_level_code(f, l, a, true, "");
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    return detail::pos_level_code<Str>(f, l, a, true, "");
   }
 
 
@@ -95,8 +98,8 @@ class singleton_level {
   /// @throws shape_error naming the first violation.
   [[nodiscard]] I validate(I parent_size) const {
     if (crd_.size() != static_cast<std::size_t>(parent_size))
-      throw shape_error("singleton level: the coordinate array has " + std::to_string(crd_.size()) +
-                        " entries, expected one per parent position (" + std::to_string(parent_size) + ")");
+      throw shape_error(detail::message() << "singleton level: the coordinate array has " << crd_.size()
+                                          << " entries, expected one per parent position (" << parent_size << ")");
     for (std::size_t p = 0; p < crd_.size(); ++p) detail::validate_segment(crd_, p, p + 1, n_, false, false, "singleton level", p);
     return parent_size;
   }

@@ -8,12 +8,14 @@
 /// branchless, compact; full, ordered, unique configurable).
 
 #include <cstddef>
-#include <string>
+#include <iosfwd>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
+#include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "../storage.hpp"
 #include "detail_storage.hpp"
@@ -27,6 +29,24 @@ concept aos_head_of = requires(H& h) {
   h.tuples().data();
   H::lanes;
 } && (H::lanes == R);
+
+/// ".c" and the decimal digits of a lane: the lane's field in the loop-nest
+/// printer's text (no std::to_string: this header does not include <string>).
+struct lane_field {
+  char text[24];
+  std::size_t size;
+};
+constexpr lane_field lane_field_of(std::size_t lane) noexcept {
+  lane_field f{{'.', 'c'}, 2};
+  char digits[20] = {};
+  std::size_t n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + lane % 10);
+    lane /= 10;
+  } while (lane != 0);
+  while (n != 0) f.text[f.size++] = digits[--n];
+  return f;
+}
 }  // namespace detail
 
 template <index_type I, std::size_t R, std::size_t Lane, sparse_options O = sparse_options{},
@@ -47,8 +67,10 @@ class singleton_aos_level {
   static constexpr bool is_compact = true;
   static constexpr bool always_found = true;
   static constexpr bool needs_ancestors = false;
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    return detail::pos_level_code(f, l, a, true, ".c" + std::to_string(Lane));
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
+    static constexpr detail::lane_field c = detail::lane_field_of(Lane);
+    return detail::pos_level_code<Str>(f, l, a, true, std::string_view(c.text, c.size));
   }
 
   singleton_aos_level() = default;
@@ -116,9 +138,9 @@ class singleton_aos_level {
   /// @throws shape_error naming the first violation.
   [[nodiscard]] I validate(I parent_size) const {
     if (tuples_.size() != static_cast<std::size_t>(parent_size) * R)
-      throw shape_error("singleton-aos level: the tuple array has " + std::to_string(tuples_.size()) +
-                        " entries, expected " + std::to_string(R) + " per parent position (" +
-                        std::to_string(parent_size) + ")");
+      throw shape_error(detail::message() << "singleton-aos level: the tuple array has " << tuples_.size()
+                                          << " entries, expected " << R << " per parent position (" << parent_size
+                                          << ")");
     const detail::strided<decltype(t_)> lane{t_, R, Lane};
     for (std::size_t p = 0; p < static_cast<std::size_t>(parent_size); ++p)
       detail::validate_segment(lane, p, p + 1, n_, false, false, "singleton-aos level", p);

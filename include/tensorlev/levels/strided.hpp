@@ -13,10 +13,11 @@
 /// unique configurable; contiguous (consecutive coordinates of one parent
 /// are consecutive positions).
 
-#include <string>
+#include <iosfwd>
 #include <string_view>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
 #include "../error.hpp"
 #include "../level_concepts.hpp"
 #include "detail_storage.hpp"
@@ -36,8 +37,9 @@ class strided_level {
   static constexpr bool always_found = true;
   static constexpr bool contiguous = true;
   static constexpr bool needs_ancestors = false;
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
-    const std::string L(l), A(a), B(b);
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const Str L(l), A(a), B(b);
     switch (f) {
       case level_fn::coord_begin: return "0";
       case level_fn::coord_end: return L + "_size";
@@ -55,8 +57,8 @@ class strided_level {
   /// @throws shape_error unless 0 <= n <= stride.
   strided_level(I n, I stride) : n_(n), stride_(stride) {
     if (n < 0 || stride < n)
-      throw shape_error("strided level: extent " + std::to_string(n) + " and stride " + std::to_string(stride) +
-                        " (needs 0 <= extent <= stride)");
+      throw shape_error(detail::message() << "strided level: extent " << n << " and stride " << stride
+                                          << " (needs 0 <= extent <= stride)");
   }
 
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
@@ -86,8 +88,8 @@ class strided_level {
   /// Checks the level for `parent_size` parents; returns the number of positions.
   [[nodiscard]] I validate(I parent_size) const {
     if (n_ < 0 || stride_ < n_)
-      throw shape_error("strided level: extent " + std::to_string(n_) + " and stride " + std::to_string(stride_) +
-                        " (needs 0 <= extent <= stride)");
+      throw shape_error(detail::message() << "strided level: extent " << n_ << " and stride " << stride_
+                                          << " (needs 0 <= extent <= stride)");
     return size(parent_size);
   }
   [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }

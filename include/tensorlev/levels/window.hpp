@@ -11,10 +11,11 @@
 /// a window only where its outer loop runs over the window's coordinates
 /// (fuse gives it no other use); compact; ordered and unique configurable.
 
-#include <string>
+#include <iosfwd>
 #include <string_view>
 
 #include "../config.hpp"
+#include "../detail/message.hpp"
 #include "../level_concepts.hpp"
 #include "../error.hpp"
 #include "detail_storage.hpp"
@@ -36,14 +37,15 @@ class window_level {
   /// position by one for the next coordinate instead of locating it.
   static constexpr bool contiguous = true;
   static constexpr bool needs_ancestors = false;
-  static std::string code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
-    const std::string L(l), A(a), B(b);
+  template <class Str = std::string>
+  static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view b) {
+    const Str L(l), A(a), B(b);
     switch (f) {
       case level_fn::coord_begin: return L + "_first";
       case level_fn::coord_end: return L + "_first + " + L + "_length";
       case level_fn::coord_access:
       case level_fn::locate:
-        return (A == "0" ? std::string() : A + " * " + L + "_length + ") + B + " - " + L + "_first";
+        return (A == "0" ? Str() : A + " * " + L + "_length + ") + B + " - " + L + "_first";
       default: return L + ".?";
     }
   }
@@ -56,8 +58,8 @@ class window_level {
   /// @throws shape_error unless 0 <= first <= first + length <= n.
   window_level(I n, I first, I length) : n_(n), first_(first), length_(length) {
     if (first < 0 || length < 0 || first > n || length > n - first)
-      throw shape_error("window level: coordinates [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
-                        std::to_string(length) + ") are not within the extent " + std::to_string(n));
+      throw shape_error(detail::message() << "window level: coordinates [" << first << ", " << first << " + " << length
+                                          << ") are not within the extent " << n);
   }
 
   [[nodiscard]] TENSORLEV_HOST_DEVICE constexpr I dimension() const noexcept { return n_; }
@@ -86,8 +88,8 @@ class window_level {
 
   [[nodiscard]] I validate(I parent_size) const {
     if (n_ < 0 || first_ < 0 || length_ < 0 || first_ > n_ || length_ > n_ - first_)
-      throw shape_error("window level: coordinates [" + std::to_string(first_) + ", +" + std::to_string(length_) +
-                        ") are not within the extent " + std::to_string(n_));
+      throw shape_error(detail::message() << "window level: coordinates [" << first_ << ", +" << length_
+                                          << ") are not within the extent " << n_);
     return size(parent_size);
   }
   [[nodiscard]] static constexpr std::size_t bytes() noexcept { return 0; }

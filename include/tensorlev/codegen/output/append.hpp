@@ -324,8 +324,8 @@ struct append_output : level_output<S> {
                                                     static_cast<std::uint64_t>(std::numeric_limits<P>::max())),
                                      static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()));
     if (total > most)
-      throw overflow_error("tensorlev: the output's entries (" + std::to_string(total) +
-                           ") do not fit its index or position type (at most " + std::to_string(most) + ")");
+      throw overflow_error(detail::message() << "tensorlev: the output's entries (" << total
+                                             << ") do not fit its index or position type (at most " << most << ")");
   }
   // The output adopts the arrays the device form filled: the last level's
   // bounds (offsets, n + 1 of them; converted where the position type is
@@ -353,8 +353,8 @@ struct append_output : level_output<S> {
     I sum = 0;
     for (std::size_t p = 1; p < offsets.size(); ++p) {
       if (offsets[p] > std::numeric_limits<I>::max() - sum)
-        throw overflow_error("tensorlev: the output's entries (more than " + std::to_string(sum) +
-                             ") do not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+        throw overflow_error(detail::message() << "tensorlev: the output's entries (more than " << sum
+                                               << ") do not fit the index type (" << sizeof(I) * 8 << "-bit)");
       sum += offsets[p];
       offsets[p] = sum;
     }

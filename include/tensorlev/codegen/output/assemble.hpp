@@ -334,9 +334,9 @@ struct assemble_output : level_output<S> {
         const I m = counted.cnt[k];
         chunk[c].cnt[k] = total[k];  // the chunk's first position at level k
         if (m > std::numeric_limits<I>::max() - total[k])
-          throw overflow_error("tensorlev: the output's positions at level " + std::to_string(k) + " (more than " +
-                               std::to_string(total[k]) + ") do not fit the index type (" +
-                               std::to_string(sizeof(I) * 8) + "-bit)");
+          throw overflow_error(detail::message() << "tensorlev: the output's positions at level " << k << " (more than "
+                                                 << total[k] << ") do not fit the index type (" << sizeof(I) * 8
+                                                 << "-bit)");
         total[k] += m;
       }
     }
@@ -397,9 +397,8 @@ struct assemble_output : level_output<S> {
     const auto most = detail::min_of(static_cast<std::uint64_t>(std::numeric_limits<I>::max()),
                                      static_cast<std::uint64_t>(std::numeric_limits<std::size_t>::max()));
     if (total > most)
-      throw overflow_error("tensorlev: the output's positions at level " + std::to_string(k) + " (" +
-                           std::to_string(total) + ") do not fit the index type (" + std::to_string(sizeof(I) * 8) +
-                           "-bit)");
+      throw overflow_error(detail::message() << "tensorlev: the output's positions at level " << k << " (" << total
+                                             << ") do not fit the index type (" << sizeof(I) * 8 << "-bit)");
     return static_cast<I>(total);
   }
 
@@ -410,9 +409,9 @@ struct assemble_output : level_output<S> {
     if constexpr (device_level_kind<Kl>() == 1) {
       using P = std::remove_const_t<typename std::tuple_element_t<Kl, levels_t>::pos_type>;
       if (static_cast<std::uint64_t>(total[Kl]) > static_cast<std::uint64_t>(std::numeric_limits<P>::max()))
-        throw overflow_error("tensorlev: the output's level " + std::to_string(Kl) + " cannot hold " +
-                             std::to_string(total[Kl]) + " positions in its position type (at most " +
-                             std::to_string(static_cast<std::uint64_t>(std::numeric_limits<P>::max())) + ")");
+        throw overflow_error(detail::message() << "tensorlev: the output's level " << Kl << " cannot hold " << total[Kl]
+                                               << " positions in its position type (at most "
+                                               << static_cast<std::uint64_t>(std::numeric_limits<P>::max()) << ")");
     } else {
       (void)total;
     }
@@ -459,8 +458,8 @@ struct assemble_output : level_output<S> {
       if (Kl == 0) dev.for_each(1, set_first_fn<I>{children.data(), total[0]});
       const std::uint64_t sum = dev.exclusive_scan(children.data(), np + 1);
       if (sum != static_cast<std::uint64_t>(total[Kl]))
-        throw error("tensorlev: the device form's level " + std::to_string(Kl) + " counts " + std::to_string(sum) +
-                    " children but assembled " + std::to_string(total[Kl]));
+        throw error(detail::message() << "tensorlev: the device form's level " << Kl << " counts " << sum
+                                      << " children but assembled " << total[Kl]);
       if constexpr (std::is_same_v<P, I>) {
         std::get<Kl>(lv) = Lv(extent, typename Lv::pos_array(std::move(children)), typename Lv::crd_array(std::move(crd)));
       } else {

@@ -168,8 +168,8 @@ struct insert_output : level_output<S> {
           if (seen[static_cast<std::size_t>(c)] == 0) seen[static_cast<std::size_t>(c)] = 1, ++distinct;
     }
     if (distinct > static_cast<std::size_t>(std::numeric_limits<I>::max()))
-      throw overflow_error("tensorlev: the hash vector's entries (" + std::to_string(distinct) +
-                           ") do not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+      throw overflow_error(detail::message() << "tensorlev: the hash vector's entries (" << distinct
+                                             << ") do not fit the index type (" << sizeof(I) * 8 << "-bit)");
     levels_t lv = level_output<S>::empty_levels(*o);
     using LL = std::tuple_element_t<0, levels_t>;
     const std::array<I, 1> counts{static_cast<I>(distinct)};

@@ -134,20 +134,25 @@ struct located_output : output_base<S> {
   template <class K, class St, class Cs>
   static void run_chunked(const St& st, const Cs& cs, const executor& ex) {
     const std::vector<I> bounds = K::chunk_bounds(st, cs);
-    detail::scratch_pool<std::vector<V>> copies;
-    std::size_t nv = 0;
-    if constexpr (par == par_kind::scatter) nv = std::get<0>(st.ops)->values().size();
-    K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
-      std::vector<V>* copy = nullptr;
-      if constexpr (par == par_kind::scatter) {
-        copy = copies.acquire([&] { return std::vector<V>(nv, V{}); });
+    if constexpr (par == par_kind::scatter) {
+      // Each chunk adds into a private copy of the output; the copies are
+      // summed into it afterwards. Other kinds write disjoint positions.
+      detail::scratch_pool<std::vector<V>> copies;
+      const std::size_t nv = std::get<0>(st.ops)->values().size();
+      K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
+        std::vector<V>* copy = copies.acquire([&] { return std::vector<V>(nv, V{}); });
         local.out.values = copy->data();
-      }
-      V unused{};
-      K::template loop<0, 0>(local, cs, unused);
-      if (copy != nullptr) copies.release(copy);
-    });
-    if constexpr (par == par_kind::scatter) add_copies<K>(copies, st.out.values, nv, ex);
+        V unused{};
+        K::template loop<0, 0>(local, cs, unused);
+        copies.release(copy);
+      });
+      add_copies<K>(copies, st.out.values, nv, ex);
+    } else {
+      K::for_chunks(st, bounds, ex, [&](std::size_t, St& local) {
+        V unused{};
+        K::template loop<0, 0>(local, cs, unused);
+      });
+    }
   }
 
   // Scatter outputs: out[0, nv) += every private copy, in the pool's order,

@@ -668,10 +668,10 @@ struct workspace_output : append_output<S> {
     const auto npos = static_cast<std::size_t>(parent_size) + 1;
     if (lvl.pos().size() != npos || o->values().size() != lvl.crd().size() ||
         (lvl.pos().size() > 0 && static_cast<std::size_t>(lvl.pos()[npos - 1]) != lvl.crd().size()))
-      throw shape_error("tensorlev: compute_numeric: the output holds no assembled pattern (" +
-                        std::to_string(lvl.pos().size()) + " row bounds for " + std::to_string(parent_size) +
-                        " rows, " + std::to_string(lvl.crd().size()) + " coordinates, " +
-                        std::to_string(o->values().size()) + " values); assemble it with = first");
+      throw shape_error(detail::message() << "tensorlev: compute_numeric: the output holds no assembled pattern ("
+                                          << lvl.pos().size() << " row bounds for " << parent_size << " rows, "
+                                          << lvl.crd().size() << " coordinates, " << o->values().size()
+                                          << " values); assemble it with = first");
     if (reads_output_values(st))
       throw error("tensorlev: compute_numeric: an operand reads the output's values, which the run overwrites; "
                   "compute into a separate tensor");
@@ -725,15 +725,15 @@ struct workspace_output : append_output<S> {
     // walks a compressed level) flush nothing; their pattern entries would
     // keep old values.
     if (bad == 0 && covered != lvl.crd().size())
-      throw error("tensorlev: compute_numeric: " + std::to_string(lvl.crd().size() - covered) +
-                  " entries of the output's pattern lie in rows the product no longer reaches: the operands' "
-                  "patterns changed since the output was assembled; assemble it again with = (the output's "
-                  "values are unspecified now)");
+      throw error(detail::message() << "tensorlev: compute_numeric: " << lvl.crd().size() - covered
+                                    << " entries of the output's pattern lie in rows the product no longer reaches: "
+                                       "the operands' patterns changed since the output was assembled; assemble it "
+                                       "again with = (the output's values are unspecified now)");
     if (bad != 0)
-      throw error("tensorlev: compute_numeric: the product's pattern differs from the output's in " +
-                  std::to_string(bad) + " row(s), the first at position " + std::to_string(first_bad) +
-                  " of the output's rows: the operands' patterns changed since the output was assembled; assemble "
-                  "it again with = (the output's values are unspecified now)");
+      throw error(detail::message() << "tensorlev: compute_numeric: the product's pattern differs from the output's in "
+                                    << bad << " row(s), the first at position " << first_bad
+                                    << " of the output's rows: the operands' patterns changed since the output was "
+                                       "assembled; assemble it again with = (the output's values are unspecified now)");
   }
 
   // The capacity to reserve for a one-thread run: the coordinates of every
@@ -896,8 +896,8 @@ struct workspace_output : append_output<S> {
     std::vector<I> offset(n + 1, I(0));
     for (std::size_t c = 0; c < n; ++c) {
       if (outs[c].crd.size() > static_cast<std::size_t>(std::numeric_limits<I>::max()))
-        throw overflow_error("tensorlev: the output's entries (more than " + std::to_string(outs[c].crd.size()) +
-                             ") do not fit the index type (" + std::to_string(sizeof(I) * 8) + "-bit)");
+        throw overflow_error(detail::message() << "tensorlev: the output's entries (more than " << outs[c].crd.size()
+                                               << ") do not fit the index type (" << sizeof(I) * 8 << "-bit)");
       offset[c + 1] = static_cast<I>(outs[c].crd.size());
     }
     const I total = base::scan_counts(offset);
@@ -950,8 +950,8 @@ struct workspace_output : append_output<S> {
     dev.for_each(n, ws_slots_fn{tab.data(), st.out.len});
     const std::uint64_t slots = dev.exclusive_scan(tab.data(), n + 1);
     if (slots > std::numeric_limits<std::size_t>::max() / (sizeof(I) + sizeof(V)))
-      throw overflow_error("tensorlev: the device form's accumulators (" + std::to_string(slots) +
-                           " slots) do not fit in memory");
+      throw overflow_error(detail::message() << "tensorlev: the device form's accumulators (" << slots
+                                             << " slots) do not fit in memory");
     auto keys = dev.template alloc<I>(static_cast<std::size_t>(slots), true);
     auto tvals = dev.template alloc<V>(static_cast<std::size_t>(slots), false);
     auto offsets = dev.template alloc<I>(n + 1, true);
