@@ -44,17 +44,17 @@ class error : public std::exception {
 
  private:
   // One block: the owners' count, then the text and its terminator.
-  static long* count(char* text) noexcept { return reinterpret_cast<long*>(text) - 1; }
-  static char* make(const char* s, std::size_t n) {
-    void* block = ::operator new(sizeof(long) + n + 1);
-    long* c = ::new (block) long(1);
-    char* text = reinterpret_cast<char*>(c + 1);
-    for (std::size_t k = 0; k < n; ++k) text[k] = s[k];
+  static long* count(char* text) noexcept { return std::launder(reinterpret_cast<long*>(text - sizeof(long))); }
+  [[gnu::cold, gnu::noinline]] static char* make(const char* s, std::size_t n) {
+    char* block = static_cast<char*>(::operator new(sizeof(long) + n + 1));
+    ::new (static_cast<void*>(block)) long(1);
+    char* text = block + sizeof(long);
+    if (n != 0) __builtin_memcpy(text, s, n);
     text[n] = '\0';
     return text;
   }
   static void release(char* text) noexcept {
-    if (detail::ref_decrement(count(text)) == 0) ::operator delete(static_cast<void*>(count(text)));
+    if (detail::ref_decrement(count(text)) == 0) ::operator delete(static_cast<void*>(text - sizeof(long)));
   }
 
   char* text_;

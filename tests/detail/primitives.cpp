@@ -340,7 +340,29 @@ TEST(PRIMITIVES, MessageFormatsTextAndIntegers) {
   EXPECT_EQ(edge.size(), 255U);
   edge << 'f';
   EXPECT_EQ(std::string(edge.c_str()), std::string(255, 'e') + "f");
+  // Appending its own text, in the inline buffer and on the heap, with and
+  // without growing (the old buffer must outlive the copy).
+  for (const std::size_t n : {10, 100, 200, 300, 1000}) {
+    detail::message self;
+    const std::string start(n, 's');
+    self << start;
+    self << self;
+    EXPECT_EQ(std::string(self.data(), self.size()), start + start) << "n = " << n;
+    self << std::string_view(self.data(), 5);
+    EXPECT_EQ(std::string(self.data(), self.size()), start + start + "sssss") << "n = " << n;
+  }
 }
+
+// What a message refuses rather than print one converted character (as a
+// char overload would): bool, enumerations, floating point.
+template <class T>
+concept message_prints = requires(detail::message& m, const T& v) { m << v; };
+enum plain_enum { plain_value = 65 };
+static_assert(message_prints<int> && message_prints<char> && message_prints<std::uint8_t> &&
+              message_prints<std::size_t> && message_prints<const char*> && message_prints<std::string_view> &&
+              message_prints<std::string>);
+static_assert(!message_prints<bool> && !message_prints<double> && !message_prints<float> &&
+              !message_prints<plain_enum>);
 
 TEST(PRIMITIVES, ErrorSharesItsMessage) {
   const std::string text(1000, 'q');

@@ -172,7 +172,8 @@ void validate_bounds(const A& pos, I parent_size, std::size_t size, const char* 
   if (!std::in_range<std::size_t>(pos[np - 1]) || static_cast<std::size_t>(pos[np - 1]) != size)
     throw shape_error(message() << what << ": the position array ends at " << pos[np - 1]
                                 << ", but the coordinate array has " << size << " entries");
-  check_readable<I>(pos[np - 1], (message() << what << ": number of positions").c_str());
+  if (!std::in_range<I>(pos[np - 1]))  // the message is built only on failure
+    check_readable<I>(pos[np - 1], (message() << what << ": number of positions").c_str());
 }
 
 /// Checks that v (an index-type value entering a level: an extent, a

@@ -265,7 +265,7 @@ struct append_output : level_output<S> {
   // Returns the number of entries.
   template <class K, class St, class Cs>
   static I run_chunked(St& st, const Cs& cs, const executor& ex, I parent_size) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     std::vector<I> offsets(static_cast<std::size_t>(parent_size) + 1, I(0));
     st.out.counts = offsets.data() + 1;
     st.out.ph = phase::count;

@@ -316,7 +316,7 @@ struct assemble_output : level_output<S> {
   // against the index type).
   template <class K, class St, class Cs>
   static void run_chunked(St& st, const Cs& cs, const executor& ex, levels_t& lv, I prefix_size) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
     std::vector<assembly> chunk(n);
     K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {

@@ -89,7 +89,7 @@ struct insert_output : level_output<S> {
     const bool marked = last_extent <= (std::size_t{1} << 24);
     st.out.counting = true;
     st.out.counts = counts.data();
-    [[maybe_unused]] std::vector<I> bounds;
+    [[maybe_unused]] typename K::chunk_list bounds;
     [[maybe_unused]] const bool chunked = par == par_kind::insert && ex.parallel();
     V unused{};
     if constexpr (par == par_kind::insert) {
@@ -148,7 +148,7 @@ struct insert_output : level_output<S> {
     auto* o = std::get<0>(st.ops);
     using T = typename S::template op_t<0>;
     using F = typename T::format_type;
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
     std::vector<std::vector<std::pair<I, V>>> lists(n);
     K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {

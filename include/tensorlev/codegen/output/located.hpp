@@ -133,7 +133,7 @@ struct located_output : output_base<S> {
 
   template <class K, class St, class Cs>
   static void run_chunked(const St& st, const Cs& cs, const executor& ex) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     if constexpr (par == par_kind::scatter) {
       // Each chunk adds into a private copy of the output; the copies are
       // summed into it afterwards. Other kinds write disjoint positions.

@@ -45,7 +45,7 @@ struct scalar_output : output_base<S> {
   // Loop 0 in chunks, a partial sum each, added in chunk order.
   template <class K, class St, class Cs>
   static V run_chunked(const St& st, const Cs& cs, const executor& ex) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     std::vector<V> partial(bounds.empty() ? 0 : bounds.size() - 1, V{});
     K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
       V acc{};

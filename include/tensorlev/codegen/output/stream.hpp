@@ -40,7 +40,7 @@ struct stream_output : output_base<S> {
     if constexpr (S::accumulate) sink = to_coordinate_list(*o);
     if constexpr (par == par_kind::stream) {
       if (ex.parallel()) {
-        const std::vector<I> bounds = K::chunk_bounds(st, cs);
+        const auto bounds = K::chunk_bounds(st, cs);
         const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
         std::vector<coordinate_list<V, I>> lists(n, coordinate_list<V, I>(dims));
         K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {

@@ -689,7 +689,7 @@ struct workspace_output : append_output<S> {
     if constexpr (base::par == par_kind::append) {
       if (ex.parallel()) {
         chunked = true;
-        const std::vector<I> bounds = K::chunk_bounds(st, cs);
+        const auto bounds = K::chunk_bounds(st, cs);
         const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
         std::vector<std::size_t> nbad(n, 0), checked(n, 0);
         std::vector<I> firsts(n, I(0));
@@ -742,7 +742,7 @@ struct workspace_output : append_output<S> {
   // Leaves the row clear.
   template <class K, class St, class Cs>
   static I sampled_capacity(St& st, const Cs& cs, const executor& ex, I parent_size) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
     if (n < 2 * sample_every) return I(0);
     // The sampled chunks and the gaps between them, as consecutive ranges.
@@ -876,7 +876,7 @@ struct workspace_output : append_output<S> {
   // the number of entries.
   template <class K, class St, class Cs>
   static I run_chunked(St& st, const Cs& cs, const executor& ex, I parent_size) {
-    const std::vector<I> bounds = K::chunk_bounds(st, cs);
+    const auto bounds = K::chunk_bounds(st, cs);
     const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
     std::vector<chunk_out> outs(n);
     detail::scratch_pool<row> rows;
