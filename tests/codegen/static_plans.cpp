@@ -118,6 +118,13 @@ TEST(CodegenPrint, SpMVCSRShowsInlinedLevelFunctions) {
   EXPECT_NE(t.find("on a parallel executor: the j loop runs in chunks, each adding into a private copy"),
             std::string::npos)
       << t;
+  // Array-of-structs COO: each level reads its own lane of the tuples.
+  tensor<double, coo_aos> E = pack<coo_aos>(coordinate_list<double, int>({2, 2}));
+  const std::string aos = loop_nest(y(i), E(i, j) * x(j), {"y", "E", "x"});
+  for (const char* want : {"E1_crd[pE1].c0", "E2_crd[pE2].c1"})
+    EXPECT_NE(aos.find(want), std::string::npos) << "missing '" << want << "' in\n" << aos;
+  using lane11 = singleton_aos_level<int, 12, 11>;
+  EXPECT_EQ(lane11::code(level_fn::pos_access, "B3", "p", ""), "B3_crd[p].c11");
   // A CSR sum appends from chunks; a DCSR one assembles level by level from chunks.
   tensor<double, csr> C2 = pack<csr>(coordinate_list<double, int>({2, 2}));
   const std::string u = loop_nest(C2(i, j), A(i, j) + A(i, j), {"C", "A", "A"});

@@ -29,24 +29,6 @@ concept aos_head_of = requires(H& h) {
   h.tuples().data();
   H::lanes;
 } && (H::lanes == R);
-
-/// ".c" and the decimal digits of a lane: the lane's field in the loop-nest
-/// printer's text (no std::to_string: this header does not include <string>).
-struct lane_field {
-  char text[24];
-  std::size_t size;
-};
-constexpr lane_field lane_field_of(std::size_t lane) noexcept {
-  lane_field f{{'.', 'c'}, 2};
-  char digits[20] = {};
-  std::size_t n = 0;
-  do {
-    digits[n++] = static_cast<char>('0' + lane % 10);
-    lane /= 10;
-  } while (lane != 0);
-  while (n != 0) f.text[f.size++] = digits[--n];
-  return f;
-}
 }  // namespace detail
 
 template <index_type I, std::size_t R, std::size_t Lane, sparse_options O = sparse_options{},
@@ -69,8 +51,9 @@ class singleton_aos_level {
   static constexpr bool needs_ancestors = false;
   template <class Str = std::string>
   static Str code(level_fn f, std::string_view l, std::string_view a, std::string_view) {
-    static constexpr detail::lane_field c = detail::lane_field_of(Lane);
-    return detail::pos_level_code<Str>(f, l, a, true, std::string_view(c.text, c.size));
+    detail::message lane;  // ".c<Lane>", the lane's field
+    lane << ".c" << Lane;
+    return detail::pos_level_code<Str>(f, l, a, true, std::string_view(lane.data(), lane.size()));
   }
 
   singleton_aos_level() = default;
