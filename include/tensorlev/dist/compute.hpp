@@ -60,8 +60,16 @@
 /// linked, DISTAL §7.2.1); others run the generated kernel of the
 /// statement.
 ///
-/// The output is dense row-major (`dense_vector`, `dense_row_major`,
-/// `dense_tensor<N>`). Inputs may be in any format: a sparse input is
+/// The output may be in any format. A dense row-major output
+/// (`dense_vector`, `dense_row_major`, `dense_tensor<N>`) receives
+/// partial boxes as above. Any other output (CSR, DCSR, COO, CSF, ...:
+/// SpGEMM, a sparse result of a split reduction) is computed per step in
+/// its own format, and each rank's entries go to the ranks holding the
+/// output entries they cover as coordinate lists, summed there by a pack
+/// in the order of the sending ranks (so replicas agree bit for bit;
+/// every coordinate a product reaches is stored, as single-node). Where
+/// every rank's block is its own output piece in one step, the kernel
+/// writes the piece directly and nothing moves. Inputs may be in any format: a sparse input is
 /// never moved, so the schedule must give each rank that runs a block
 /// exactly its own piece of it (its variables distributed as the
 /// schedule distributes them, none divided or tiled; checked on every
@@ -76,6 +84,7 @@
 #include <concepts>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -530,9 +539,9 @@ tensor_view<const V, dense_tensor<N>, I> dense_view(const boxn& b, std::span<con
   }(std::make_index_sequence<N>{});
 }
 
-// t(v0, v1, ...) with the variables of string S.
+// t(v0, v1, ...) with the variables of string S (t const for an input).
 template <fixed_string S, class T>
-auto access_of(const T& t) {
+auto access_of(T&& t) {
   return [&]<std::size_t... d>(std::index_sequence<d...>) {
     return t(index_var<S.chars[d]>{}...);
   }(std::make_index_sequence<S.view().size()>{});
@@ -872,7 +881,7 @@ void stepped_products(const machine_grid& g, const statement_plan& pl, const sta
         };
         std::tuple<decltype(operand(std::integral_constant<std::size_t, t>{}))...> operands{
             operand(std::integral_constant<std::size_t, t>{})...};
-        run((access_of<std::tuple_element_t<t, names>::value>(std::get<t>(operands)) * ...), rg, spans);
+        run((access_of<std::tuple_element_t<t, names>::value>(std::as_const(std::get<t>(operands))) * ...), rg, spans);
       }(std::make_index_sequence<n>{});
     }
 }
@@ -919,9 +928,6 @@ consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
                 "tensorlev::dist::compute: an input's variable string must name one variable per dimension");
   static_assert(Out.view().size() == FO::order,
                 "tensorlev::dist::compute: the output's variable string must name one variable per dimension");
-  static_assert(row_major_dense_v<FO>,
-                "tensorlev::dist::compute: the output must be dense row-major (dense_vector, dense_row_major, "
-                "dense_tensor<N>); inputs may be sparse");
   static_assert(well_formed_statement<Out, In...>(),
                 "tensorlev::dist::compute: the output's variables must be distinct and each read by an input");
 }
@@ -1016,43 +1022,223 @@ std::string sparse_inputs_stay(const char* fn, const statement_plan& pl, const T
   return why;
 }
 
-// The engine: out(Out) = the product of in...(In) as schedule s says,
-// errors named after `fn` (compute, matmul, summa, cannon).
-template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
-          class... DI>
-void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
-                   const dist_tensor<V, FI, DI, I>&... in) {
-  check_statement<Out, In...>(type_tag<FO>{}, type_tag<FI>{}...);
-  // A matrix product of dense boxes goes to gemm_add (sparse inputs run
-  // the generated kernel).
-  constexpr int np = (row_major_dense_v<FI> && ...) ? gemm_rows_vars<Out, In...>() : -1;
-  const machine_grid& g = out.grid();
-  std::string why = same_grid(fn, g, in...);
-  statement_plan pl;
-  std::string leaf;
-  if (why.empty()) {
-    pl = plan_statement(fn, g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true,
-                        step_splits<In...>(s, Out.view(), in...));
-    why = pl.why;
+// The messages carrying each rank's partial output box to every rank
+// holding output entries it covers (otile: every rank's tile), in the
+// order of the sending ranks, each sender's by destination. The holders
+// come from an index of the tiles: O(messages), not a test of every pair
+// of ranks.
+inline std::vector<box_message> partial_messages(const std::vector<boxn>& part, const std::vector<boxn>& otile) {
+  std::vector<box_message> msgs;
+  const box_index holders(otile);
+  for (std::size_t r = 0; r < part.size(); ++r) {
+    const boxn& pr = part[r];
+    if (pr.empty()) continue;
+    const std::size_t first = msgs.size();
+    holders.meeting(pr, [&](const boxn& box, std::span<const int> ranks) {
+      const boxn piece = pr.meet(box);
+      for (int h : ranks) msgs.push_back({static_cast<int>(r), h, piece});
+    });
+    std::sort(msgs.begin() + static_cast<std::ptrdiff_t>(first), msgs.end(),
+              [](const box_message& x, const box_message& y) { return x.dst < y.dst; });
   }
-  if (why.empty()) why = sparse_inputs_stay<In...>(fn, pl, in...);
-  // The leaf order matters where gemm_add generates the leaf (no BLAS,
-  // blas(false), or a value type the BLAS lacks).
-#if defined(TENSORLEV_DIST_BLAS)
-  constexpr bool blas_type = std::is_same_v<V, double> || std::is_same_v<V, float> ||
-                             std::is_same_v<V, std::complex<double>> || std::is_same_v<V, std::complex<float>>;
-#else
-  constexpr bool blas_type = false;
-#endif
-  if (why.empty() && s.reordered() && !(blas_type && s.uses_blas())) {
-    if constexpr (np >= 0) {
-      leaf = gemm_leaf_order(s.leaf_order(), s.tile_variables(), Out.view(), std::get<0>(std::tuple{In.view()...}),
-                             np, why);
-      if (!why.empty()) why = std::string("tensorlev::dist::") + fn + ": " + why;
+  return msgs;
+}
+
+// A rank's entries of a sparse partial output: coordinates (order per
+// entry) relative to a box's lower corner, and values.
+template <class V, class I>
+struct entry_list {
+  std::vector<I> coords;
+  std::vector<V> values;
+};
+
+// Sends each message's entries (those of `mine` inside the message's box,
+// `mine` over box `from`) to its destination, relative to the
+// destination's tile; returns what this rank receives, in message order
+// (the sending ranks' order), relative to its own tile. Counts go first
+// (control traffic, not counted); the payload is counted as `kind`, one
+// message of entries * (order * sizeof(I) + sizeof(V)) bytes where it is
+// not empty. More than 2^31 - 1 coordinates in one message is an
+// overflow_error on every rank before any payload moves.
+template <class V, class I>
+entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_message>& msgs,
+                                  const entry_list<V, I>& mine, const boxn& from, const std::vector<boxn>& tiles,
+                                  std::size_t order, comm_kind kind) {
+  const int me = g.rank();
+  // This rank's outgoing lists, one per distinct (piece, destination
+  // tile corner): replicas of a tile get the same list.
+  std::vector<entry_list<V, I>> lists;
+  std::vector<std::pair<boxn, boxn>> keys;
+  std::vector<std::size_t> list_of(msgs.size(), 0);
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.src != me) continue;
+    const boxn& to = tiles[static_cast<std::size_t>(m.dst)];
+    std::size_t k = 0;
+    while (k < keys.size() && !(keys[k].first == m.box && keys[k].second == to)) ++k;
+    list_of[q] = k;
+    if (k < keys.size()) continue;
+    keys.emplace_back(m.box, to);
+    entry_list<V, I>& l = lists.emplace_back();
+    const std::size_t n = mine.values.size();
+    for (std::size_t e = 0; e < n; ++e) {
+      const I* c = mine.coords.data() + e * order;
+      bool inside = true;
+      for (std::size_t d = 0; d < order && inside; ++d) {
+        const long long x = from.lo[d] + static_cast<long long>(c[d]);
+        inside = x >= m.box.lo[d] && x < m.box.hi[d];
+      }
+      if (!inside) continue;
+      for (std::size_t d = 0; d < order; ++d)
+        l.coords.push_back(static_cast<I>(from.lo[d] + static_cast<long long>(c[d]) - to.lo[d]));
+      l.values.push_back(mine.values[e]);
     }
   }
-  agree(g, why.empty(), why);
-  agree_on_value(g, s.hash(), std::string("tensorlev::dist::") + fn + ": the ranks passed different schedules");
+  // Counts.
+  std::vector<long long> counts(msgs.size(), 0);
+  std::vector<MPI_Request> reqs;
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.src == m.dst) continue;
+    if (m.src == me) {
+      counts[q] = static_cast<long long>(lists[list_of[q]].values.size());
+      reqs.emplace_back();
+      check_mpi(MPI_Isend(&counts[q], 1, MPI_LONG_LONG, m.dst, 703, g.comm(), &reqs.back()), "MPI_Isend");
+    } else if (m.dst == me) {
+      reqs.emplace_back();
+      check_mpi(MPI_Irecv(&counts[q], 1, MPI_LONG_LONG, m.src, 703, g.comm(), &reqs.back()), "MPI_Irecv");
+    }
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  reqs.clear();
+  bool fits = true;
+  long long received = 0;
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.dst == me) received += m.src == me ? static_cast<long long>(lists[list_of[q]].values.size()) : counts[q];
+    if ((m.src == me || m.dst == me) && m.src != m.dst)
+      fits = fits && counts[q] <= std::numeric_limits<int>::max() / static_cast<long long>(std::max<std::size_t>(order, 1));
+  }
+  if (auto msg = first_failure(g, fits, "rank " + std::to_string(me) + " sends or receives a partial output of more "
+                                            "than 2^31 - 1 coordinates in one message"))
+    throw overflow_error("tensorlev::dist::compute: " + *msg);
+  // Payload: coordinates, then values.
+  std::vector<entry_list<V, I>> inbox(msgs.size());
+  const long long entry_bytes = static_cast<long long>(order * sizeof(I) + sizeof(V));
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.src == m.dst || counts[q] == 0) continue;
+    const int n = static_cast<int>(counts[q]);
+    const int nc = static_cast<int>(counts[q] * static_cast<long long>(order));
+    if (m.dst == me) {
+      inbox[q].coords.resize(static_cast<std::size_t>(nc));
+      inbox[q].values.resize(static_cast<std::size_t>(n));
+      reqs.emplace_back();
+      check_mpi(MPI_Irecv(inbox[q].coords.data(), nc, mpi_type<I>(), m.src, 704, g.comm(), &reqs.back()), "MPI_Irecv");
+      reqs.emplace_back();
+      check_mpi(MPI_Irecv(inbox[q].values.data(), n, mpi_type<V>(), m.src, 705, g.comm(), &reqs.back()), "MPI_Irecv");
+      g.stats().received(kind, counts[q] * entry_bytes);
+    }
+    if (m.src == me) {
+      const entry_list<V, I>& l = lists[list_of[q]];
+      reqs.emplace_back();
+      check_mpi(MPI_Isend(l.coords.data(), nc, mpi_type<I>(), m.dst, 704, g.comm(), &reqs.back()), "MPI_Isend");
+      reqs.emplace_back();
+      check_mpi(MPI_Isend(l.values.data(), n, mpi_type<V>(), m.dst, 705, g.comm(), &reqs.back()), "MPI_Isend");
+      g.stats().sent(kind, counts[q] * entry_bytes);
+    }
+  }
+  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  entry_list<V, I> got;
+  got.coords.reserve(static_cast<std::size_t>(received) * order);
+  got.values.reserve(static_cast<std::size_t>(received));
+  for (std::size_t q = 0; q < msgs.size(); ++q) {
+    const box_message& m = msgs[q];
+    if (m.dst != me) continue;
+    const entry_list<V, I>& l = m.src == me ? lists[list_of[q]] : inbox[q];
+    got.coords.insert(got.coords.end(), l.coords.begin(), l.coords.end());
+    got.values.insert(got.values.end(), l.values.begin(), l.values.end());
+  }
+  return got;
+}
+
+// The part of run_statement for an output that is not dense row-major
+// (see the file comment): each step computed in the output's format,
+// entries routed to the holders and packed there; or, where every
+// partial is its holder's whole tile in one step and the output is not
+// an input, the kernel straight into the rank's piece.
+template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
+          class... DI>
+void run_sparse_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+                       const statement_plan& pl, const dist_tensor<V, FI, DI, I>&... in) {
+  constexpr std::size_t N = FO::order;
+  using piece_t = tensor<V, FO, I>;
+  const machine_grid& g = out.grid();
+  const auto me = static_cast<std::size_t>(g.rank());
+  const auto out_ix = pl.indices(Out.view());
+  const std::vector<boxn> part = needs(pl, Out.view());  // each rank's partial output box
+  const std::vector<boxn> otile = tiles_of(out, pl.coords).first;
+  const std::vector<box_message> msgs = partial_messages(part, otile);
+  const auto empty_piece = [](std::vector<I> dims) { return pack<FO>(coordinate_list<V, I>(std::move(dims))); };
+  std::vector<I> my_dims(N);
+  for (std::size_t d = 0; d < N; ++d) my_dims[d] = out.local().dimension(d);
+  const bool aliased = ((static_cast<const void*>(&out) == static_cast<const void*>(&in)) || ...);
+  bool direct = !aliased && pl.nsteps <= 1 && pl.ntiles <= 1;
+  for (const box_message& m : msgs)
+    direct = direct && m.src == m.dst && m.box == part[static_cast<std::size_t>(m.src)] &&
+             m.box == otile[static_cast<std::size_t>(m.dst)];
+  if (direct) {
+    bool wrote = false;
+    stepped_products<In...>(
+        g, pl, s, me,
+        [&](const auto& product, const statement_plan::ranges&, const auto&) {
+          tensorlev::compute(ex, access_of<Out>(out.local()), product);
+          wrote = true;
+        },
+        in...);
+    if (!wrote) out.local() = empty_piece(std::move(my_dims));
+    return;
+  }
+  entry_list<V, I> mine;
+  const boxn& pm = part[me];
+  stepped_products<In...>(
+      g, pl, s, me,
+      [&](const auto& product, const statement_plan::ranges& rg, const auto&) {
+        const boxn sb = statement_plan::project(out_ix, rg);
+        std::vector<I> dims(N);
+        for (std::size_t d = 0; d < N; ++d) dims[d] = static_cast<I>(std::max(0LL, sb.hi[d] - sb.lo[d]));
+        piece_t step = empty_piece(std::move(dims));
+        tensorlev::compute(ex, access_of<Out>(step), product);
+        for_each_component(step, [&](const auto& c, const V& v) {
+          for (std::size_t d = 0; d < N; ++d)
+            mine.coords.push_back(static_cast<I>(static_cast<long long>(c[d]) + sb.lo[d] - pm.lo[d]));
+          mine.values.push_back(v);
+        });
+      },
+      in...);
+  entry_list<V, I> got = exchange_entries(g, msgs, mine, pm, otile, N, comm_kind::reduce);
+  // Whether the entries pack depends on this rank's data (a format's
+  // limits): agree on the outcome so that every rank throws or none does.
+  std::optional<piece_t> piece;
+  std::string why;
+  try {
+    piece.emplace(pack<FO>(coordinate_list<V, I>(std::move(my_dims), std::move(got.coords), std::move(got.values)),
+                           duplicates::sum));
+  } catch (const std::exception& e) {
+    why = "rank " + std::to_string(me) + "'s piece of the output: " + e.what();
+  }
+  if (auto msg = first_failure(g, why.empty(), why))
+    throw shape_error("tensorlev::dist::compute: packing a sparse output failed: " + *msg);
+  out.local() = std::move(*piece);
+}
+
+// The dense row-major output's part of run_statement: each rank's partial
+// box, summed at the output's holders (or reduced onto a face).
+template <int np, fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I,
+          format_type... FI, class... DI>
+void run_dense_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+                      const statement_plan& pl, const std::string& leaf, const dist_tensor<V, FI, DI, I>&... in) {
+  const machine_grid& g = out.grid();
   const auto me = static_cast<std::size_t>(g.rank());
   const auto out_ix = pl.indices(Out.view());
   const std::vector<boxn> part = needs(pl, Out.view());  // each rank's partial output box
@@ -1145,19 +1331,7 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
   // summed there (in place where a rank computes its own block).
   // (The holders of each partial come from an index of the output's
   // tiles: O(messages), not a test of every pair of ranks.)
-  std::vector<box_message> msgs;
-  const box_index holders(otile);
-  for (int r = 0; r < p; ++r) {
-    const boxn& pr = part[static_cast<std::size_t>(r)];
-    if (pr.empty()) continue;
-    const std::size_t first = msgs.size();
-    holders.meeting(pr, [&](const boxn& box, std::span<const int> ranks) {
-      const boxn piece = pr.meet(box);
-      for (int h : ranks) msgs.push_back({r, h, piece});
-    });
-    std::sort(msgs.begin() + static_cast<std::ptrdiff_t>(first), msgs.end(),
-              [](const box_message& x, const box_message& y) { return x.dst < y.dst; });
-  }
+  const std::vector<box_message> msgs = partial_messages(part, otile);
   for (const auto& m : msgs) (void)mpi_count(m.box.size(), "compute: a partial output");
   std::fill(ov.begin(), ov.end(), V{});
   const boxn my_out = otile[me];
@@ -1169,6 +1343,49 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
                         for (long long q = 0; q < run; ++q) ov[static_cast<std::size_t>(ot + q)] += src[of + q];
                       });
                     });
+}
+
+// The engine: out(Out) = the product of in...(In) as schedule s says,
+// errors named after `fn` (compute, matmul, summa, cannon).
+template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
+          class... DI>
+void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
+                   const dist_tensor<V, FI, DI, I>&... in) {
+  check_statement<Out, In...>(type_tag<FO>{}, type_tag<FI>{}...);
+  // A matrix product of dense boxes goes to gemm_add (sparse inputs run
+  // the generated kernel).
+  constexpr int np = (row_major_dense_v<FI> && ...) ? gemm_rows_vars<Out, In...>() : -1;
+  const machine_grid& g = out.grid();
+  std::string why = same_grid(fn, g, in...);
+  statement_plan pl;
+  std::string leaf;
+  if (why.empty()) {
+    pl = plan_statement(fn, g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true,
+                        step_splits<In...>(s, Out.view(), in...));
+    why = pl.why;
+  }
+  if (why.empty()) why = sparse_inputs_stay<In...>(fn, pl, in...);
+  // The leaf order matters where gemm_add generates the leaf (no BLAS,
+  // blas(false), or a value type the BLAS lacks).
+#if defined(TENSORLEV_DIST_BLAS)
+  constexpr bool blas_type = std::is_same_v<V, double> || std::is_same_v<V, float> ||
+                             std::is_same_v<V, std::complex<double>> || std::is_same_v<V, std::complex<float>>;
+#else
+  constexpr bool blas_type = false;
+#endif
+  if (why.empty() && s.reordered() && !(blas_type && s.uses_blas())) {
+    if constexpr (np >= 0) {
+      leaf = gemm_leaf_order(s.leaf_order(), s.tile_variables(), Out.view(), std::get<0>(std::tuple{In.view()...}),
+                             np, why);
+      if (!why.empty()) why = std::string("tensorlev::dist::") + fn + ": " + why;
+    }
+  }
+  agree(g, why.empty(), why);
+  agree_on_value(g, s.hash(), std::string("tensorlev::dist::") + fn + ": the ranks passed different schedules");
+  if constexpr (row_major_dense_v<FO>)
+    run_dense_output<np, Out, In...>(ex, out, s, pl, leaf, in...);
+  else
+    run_sparse_output<Out, In...>(ex, out, s, pl, in...);
 }
 
 }  // namespace detail

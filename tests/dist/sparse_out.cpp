@@ -1,0 +1,358 @@
+// Sparse outputs of dist::compute (issue 19) under mpirun (ctest: 1, 2, 3,
+// 4, 6 and 8 ranks on the 1D, 2D and 3D grids MPI_Dims_create shapes):
+// SpGEMM with rows on a line (each rank's block is its own piece: nothing
+// moves), with the output's columns on the line (pieces of each partial to
+// every holder), with k split on a plane and a cube (partials summed at
+// the holders, replicated outputs), SpMM in steps of l, dense inputs into a
+// sparse output, an output that is also an input, TTM into CSF and COO
+// with l split, MTTKRP into CSR with j and k split. Outputs in CSR, CSR
+// with unsorted rows, DCSR, COO, CSC and column-major dense; extents 0 and
+// 1 included; values in -3..3 without 0, so that partial sums cancel and
+// the stored zeros must match too. Every rank's piece (replicas included)
+// is compared, coordinate by coordinate, with the single-node statement's
+// result on the same global operands (every rank builds them from the
+// same seed): the same stored coordinates (every coordinate a product
+// reaches, as single-node) and the same values. Bytes against a model
+// counted from the operands' patterns (entries * (2 * 4 + 8) per message).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tensorlev/codegen.hpp"
+#include "tensorlev/dist.hpp"
+#include "tensorlev/formats.hpp"
+
+namespace {
+using namespace tensorlev;
+using namespace tensorlev::dist;
+using namespace tensorlev::indices;
+
+// Values in -3..3 without 0: products and sums are exact and may cancel.
+int nonzero_value(std::mt19937& rng) {
+  std::uniform_int_distribution<int> val(-3, 2);
+  const int v = val(rng);
+  return v >= 0 ? v + 1 : v;
+}
+
+template <class F>
+tensor<double, F> random_matrix(int m, int n, double fill, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  coordinate_list<double, int> list({m, n});
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < n; ++c)
+      if (u(rng) < fill) list.push_back({r, c}, nonzero_value(rng));
+  return pack<F>(list);
+}
+
+template <class F>
+tensor<double, F> random_tensor3(std::array<int, 3> d, double fill, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  coordinate_list<double, int> list({d[0], d[1], d[2]});
+  for (int a = 0; a < d[0]; ++a)
+    for (int b = 0; b < d[1]; ++b)
+      for (int c = 0; c < d[2]; ++c)
+        if (u(rng) < fill) list.push_back({a, b, c}, nonzero_value(rng));
+  return pack<F>(list);
+}
+
+using entry = std::pair<std::vector<long long>, double>;
+
+// The stored entries of t, shifted by `lo`, those inside [lo, hi) of the
+// global coordinates when `box` is given, sorted.
+template <class T>
+std::vector<entry> entries_of(const T& t, const std::vector<long long>& shift, const block_box* box = nullptr) {
+  std::vector<entry> out;
+  for_each_component(t, [&](const auto& c, double v) {
+    std::vector<long long> x(c.size());
+    bool inside = true;
+    for (std::size_t d = 0; d < c.size(); ++d) {
+      x[d] = static_cast<long long>(c[d]) + shift[d];
+      if (box != nullptr) inside = inside && x[d] >= box->lo[d] && x[d] < box->hi[d];
+    }
+    if (inside) out.emplace_back(std::move(x), v);
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Every rank's piece stores exactly the global result's entries in its
+// box (coordinates and values).
+template <class T, class G>
+void expect_piece(const T& dt, const G& global, const std::string& what) {
+  if (!dt.holds()) {
+    EXPECT_EQ(dt.local().stored(), 0u) << what;
+    return;
+  }
+  std::vector<long long> off(T::order), zero(T::order, 0);
+  for (std::size_t d = 0; d < T::order; ++d) off[d] = dt.offset(d);
+  const auto got = entries_of(dt.local(), off);
+  const auto want = entries_of(global, zero, &*dt.box());
+  EXPECT_EQ(got, want) << what << " on rank " << dt.grid().rank();
+}
+
+// The (row, column) pairs a product A B reaches with k in [k0, k1).
+template <class A, class B>
+std::set<std::pair<long long, long long>> reached(const A& a, const B& b, long long k0, long long k1) {
+  std::vector<std::vector<long long>> brow(static_cast<std::size_t>(b.dimension(0)));
+  for_each_component(b, [&](const auto& c, double) { brow[static_cast<std::size_t>(c[0])].push_back(c[1]); });
+  std::set<std::pair<long long, long long>> out;
+  for_each_component(a, [&](const auto& c, double) {
+    if (c[1] < k0 || c[1] >= k1) return;
+    for (long long j : brow[static_cast<std::size_t>(c[1])]) out.insert({c[0], j});
+  });
+  return out;
+}
+
+std::size_t count_in(const std::set<std::pair<long long, long long>>& s, std::array<long long, 2> rows,
+                     std::array<long long, 2> cols) {
+  std::size_t n = 0;
+  for (const auto& [r, c] : s) n += r >= rows[0] && r < rows[1] && c >= cols[0] && c < cols[1];
+  return n;
+}
+
+constexpr long long entry_bytes = 2 * 4 + 8;
+
+bool only_reduce(const comm_stats& st) {
+  for (std::size_t q = 0; q < comm_kinds; ++q) {
+    const auto k = static_cast<comm_kind>(q);
+    if (k != comm_kind::reduce && (st[k].bytes_sent != 0 || st[k].bytes_received != 0)) return false;
+  }
+  return true;
+}
+
+const std::vector<std::array<int, 3>> extents = {{6, 5, 4}, {9, 7, 3}, {1, 3, 1}, {4, 1, 5}, {0, 3, 2}, {5, 0, 3}, {3, 4, 0}};
+
+// SpGEMM C(i,j) = A(i,k) B(k,j) with the output in format FO.
+template <class FO>
+void spgemm_into() {
+  // A dense output stores (and sends) every component of a partial,
+  // reached or not.
+  constexpr bool stores_all = std::is_same_v<FO, dense_col_major>;
+  const auto count_in = [&](const std::set<std::pair<long long, long long>>& s, std::array<long long, 2> rows,
+                            std::array<long long, 2> cols) {
+    if (stores_all) return static_cast<std::size_t>(std::max(0LL, rows[1] - rows[0]) * std::max(0LL, cols[1] - cols[0]));
+    return ::count_in(s, rows, cols);
+  };
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  const std::string f = std::string(FO::name) + " ";
+  const bool l0 = line.rank() == 0, p0 = plane.rank() == 0, c0 = cube.rank() == 0;
+  for (const auto& d : extents) {
+    const std::string what = f + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    const auto A = random_matrix<csr>(d[0], d[1], 0.4, 11u + static_cast<unsigned>(d[0] * 7 + d[1]));
+    const auto B = random_matrix<csr>(d[1], d[2], 0.4, 12u + static_cast<unsigned>(d[1] * 7 + d[2]));
+    const tensor<double, FO> C0 = pack<FO>(coordinate_list<double, int>({d[0], d[2]}));
+    tensor<double, FO> C = C0;
+    C(i, j) = A(i, k) * B(k, j);
+    const auto all = reached(A, B, 0, d[1]);
+
+    // Rows on a line, B replicated: each rank's block is its piece.
+    {
+      const auto dA = distribute<csr>(line, distribution_map<distribution<"xy->x">>({d[0], d[1]}, line.extents()),
+                                      l0 ? &A : nullptr);
+      const auto dB = distribute<csr>(line, distribution_map<distribution<"xy->*">>({d[1], d[2]}, line.extents()),
+                                      l0 ? &B : nullptr);
+      auto dC = distribute<FO>(line, distribution_map<distribution<"xy->x">>({d[0], d[2]}, line.extents()),
+                               l0 ? &C0 : nullptr);
+      line.stats().reset();
+      compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("i"));
+      EXPECT_EQ(line.stats().total().bytes_sent, 0) << "rows on a line move nothing " << what;
+      expect_piece(dC, C, "SpGEMM, rows on a line " + what);
+      // Again into the same output (its previous entries replaced).
+      compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("i"));
+      expect_piece(dC, C, "SpGEMM, rows on a line, twice " + what);
+      // The output's columns on the line: each rank's rows go in pieces
+      // to every rank, by columns.
+      auto cC = distribute<FO>(line, distribution_map<distribution<"xy->y">>({d[0], d[2]}, line.extents()),
+                               l0 ? &C0 : nullptr);
+      line.stats().reset();
+      compute(cC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("i"));
+      expect_piece(cC, C, "SpGEMM, output by columns " + what);
+      const auto ib = block_bounds(d[0], line.size(), line.coords()[0]);
+      long long want = 0;
+      for (int h = 0; h < line.size(); ++h)
+        if (h != line.rank() && d[1] > 0)
+          want += static_cast<long long>(count_in(all, ib, block_bounds(d[2], line.size(), h))) * entry_bytes;
+      EXPECT_EQ(line.stats().total().bytes_sent, want) << "output by columns " << what;
+      EXPECT_TRUE(only_reduce(line.stats())) << what;
+      // The output read as an input: C = C B in place (square only).
+      if constexpr (std::is_same_v<FO, csr>) {
+        if (d[0] == d[1]) {
+          tensor<double, csr> S = pack<csr>(coordinate_list<double, int>({d[0], d[0]}));
+          S(i, j) = A(i, k) * A(k, j);
+          const auto rA = distribute<csr>(line, distribution_map<distribution<"xy->*">>({d[0], d[0]}, line.extents()),
+                                          l0 ? &A : nullptr);
+          auto dS = distribute<csr>(line, distribution_map<distribution<"xy->x">>({d[0], d[0]}, line.extents()),
+                                    l0 ? &A : nullptr);
+          compute(dS(i, j) = dS(i, k) * rA(k, j), statement_schedule().distribute("i"));
+          expect_piece(dS, S, "SpGEMM, S = S A in place " + what);
+        }
+      }
+    }
+    // k split on a plane: partial rows summed at the row blocks' holders,
+    // replicated along the plane's second dimension (C "xy->x*") or in
+    // tiles (C "xy->xy").
+    {
+      const int gy = plane.dims()[1];
+      const auto dA = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                      p0 ? &A : nullptr);
+      const auto dB = distribute<csr>(plane, distribution_map<distribution<"xy->*x">>({d[1], d[2]}, plane.extents()),
+                                      p0 ? &B : nullptr);
+      const auto ib = block_bounds(d[0], plane.dims()[0], plane.coords()[0]);
+      const auto kb = block_bounds(d[1], gy, plane.coords()[1]);
+      const auto mine = reached(A, B, kb[0], kb[1]);
+      const bool runs = ib[1] > ib[0] && kb[1] > kb[0] && d[2] > 0;
+      auto rC = distribute<FO>(plane, distribution_map<distribution<"xy->x*">>({d[0], d[2]}, plane.extents()),
+                               p0 ? &C0 : nullptr);
+      plane.stats().reset();
+      compute(rC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ik"));
+      expect_piece(rC, C, "SpGEMM, k split, rows replicated " + what);
+      EXPECT_EQ(plane.stats().total().bytes_sent,
+                runs ? (gy - 1) * static_cast<long long>(count_in(mine, ib, {0, d[2]})) * entry_bytes : 0)
+          << "k split, rows replicated " << what;
+      EXPECT_TRUE(only_reduce(plane.stats())) << what;
+      auto tC = distribute<FO>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[2]}, plane.extents()),
+                               p0 ? &C0 : nullptr);
+      plane.stats().reset();
+      compute(tC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ik"));
+      expect_piece(tC, C, "SpGEMM, k split, tiles " + what);
+      long long want = 0;
+      for (int c = 0; c < gy && runs; ++c)
+        if (c != plane.coords()[1])
+          want += static_cast<long long>(count_in(mine, ib, block_bounds(d[2], gy, c))) * entry_bytes;
+      EXPECT_EQ(plane.stats().total().bytes_sent, want) << "k split, tiles " << what;
+    }
+    // The cube: i, j, k each over a machine dimension; partial tiles
+    // summed along the third.
+    {
+      const auto dA = distribute<csr>(cube, distribution_map<distribution<"xy->x*y">>({d[0], d[1]}, cube.extents()),
+                                      c0 ? &A : nullptr);
+      const auto dB = distribute<dcsr>(cube, distribution_map<distribution<"xy->*yx">>({d[1], d[2]}, cube.extents()),
+                                       c0 ? &B : nullptr);
+      auto dC = distribute<FO>(cube, distribution_map<distribution<"xy->xy*">>({d[0], d[2]}, cube.extents()),
+                               c0 ? &C0 : nullptr);
+      cube.stats().reset();
+      compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ijk"));
+      expect_piece(dC, C, "SpGEMM on the cube " + what);
+      const auto ib = block_bounds(d[0], cube.dims()[0], cube.coords()[0]);
+      const auto jb = block_bounds(d[2], cube.dims()[1], cube.coords()[1]);
+      const auto kb = block_bounds(d[1], cube.dims()[2], cube.coords()[2]);
+      const bool runs = ib[1] > ib[0] && jb[1] > jb[0] && kb[1] > kb[0];
+      const long long n = static_cast<long long>(count_in(reached(A, B, kb[0], kb[1]), ib, jb));
+      EXPECT_EQ(cube.stats().total().bytes_sent, runs ? (cube.dims()[2] - 1) * n * entry_bytes : 0)
+          << "cube " << what;
+      EXPECT_TRUE(only_reduce(cube.stats())) << what;
+    }
+  }
+}
+
+TEST(DistSparseOutputs, SpGEMMIntoCSR) { spgemm_into<csr>(); }
+TEST(DistSparseOutputs, SpGEMMIntoUnsortedRows) { spgemm_into<csr_unsorted>(); }
+TEST(DistSparseOutputs, SpGEMMIntoDCSR) { spgemm_into<dcsr>(); }
+TEST(DistSparseOutputs, SpGEMMIntoCOO) { spgemm_into<coo>(); }
+TEST(DistSparseOutputs, SpGEMMIntoCSC) { spgemm_into<csc>(); }
+TEST(DistSparseOutputs, SpGEMMIntoColumnMajorDense) { spgemm_into<dense_col_major>(); }
+
+// Steps, dense inputs, order 3.
+TEST(DistSparseOutputs, StepsDenseInputsAndTensors) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  machine_grid cube(MPI_COMM_WORLD, {0, 0, 0});
+  const bool l0 = line.rank() == 0, p0 = plane.rank() == 0, c0 = cube.rank() == 0;
+  for (const auto& d : extents) {
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    // SpMM into CSR in two steps of l: each step's entries join the
+    // rank's piece (its own rows: nothing moves).
+    const auto A = random_matrix<csr>(d[0], d[1], 0.4, 21u + static_cast<unsigned>(d[0]));
+    const auto D = random_matrix<dense_row_major>(d[1], d[2], 0.7, 22u + static_cast<unsigned>(d[2]));
+    const tensor<double, csr> C0 = pack<csr>(coordinate_list<double, int>({d[0], d[2]}));
+    tensor<double, csr> C = C0;
+    C(i, l) = A(i, j) * D(j, l);
+    const auto dA = distribute<csr>(line, distribution_map<distribution<"xy->x">>({d[0], d[1]}, line.extents()),
+                                    l0 ? &A : nullptr);
+    const auto dD = distribute<dense_row_major>(line, distribution_map<distribution<"xy->*">>({d[1], d[2]}, line.extents()),
+                                                l0 ? &D : nullptr);
+    auto dC = distribute<csr>(line, distribution_map<distribution<"xy->x">>({d[0], d[2]}, line.extents()),
+                              l0 ? &C0 : nullptr);
+    line.stats().reset();
+    compute(dC(i, l) = dA(i, j) * dD(j, l), statement_schedule().distribute("i").divide('l', 2));
+    expect_piece(dC, C, "SpMM into CSR in steps of l " + what);
+    EXPECT_EQ(line.stats().total().bytes_sent, 0) << what;
+    // Dense inputs, a sparse output (every coordinate reached), fetched
+    // over a plane.
+    const auto E = random_matrix<dense_row_major>(d[0], d[1], 0.6, 23u);
+    const tensor<double, dcsr> G0 = pack<dcsr>(coordinate_list<double, int>({d[0], d[2]}));
+    tensor<double, dcsr> G = G0;
+    G(i, l) = E(i, j) * D(j, l);
+    const auto pE = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                                p0 ? &E : nullptr);
+    const auto pD = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->yx">>({d[1], d[2]}, plane.extents()),
+                                                p0 ? &D : nullptr);
+    auto pG = distribute<dcsr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[2]}, plane.extents()),
+                               p0 ? &G0 : nullptr);
+    compute(pG(i, l) = pE(i, j) * pD(j, l), statement_schedule().distribute("il"));
+    expect_piece(pG, G, "dense inputs into DCSR, i and l distributed " + what);
+    compute(pG(i, l) = pE(i, j) * pD(j, l), statement_schedule().distribute("il").divide('j', 2));
+    expect_piece(pG, G, "dense inputs into DCSR, in two steps of j " + what);
+    // TTM into CSF and COO with l split (X's i blocks replicated along
+    // the plane's second dimension): each rank's own piece.
+    const auto X = random_tensor3<csf>(d, 0.4, 24u + static_cast<unsigned>(d[1]));
+    const auto U = random_matrix<dense_row_major>(d[2], 3, 1.0, 25u);
+    const auto tX = distribute<csf>(plane, distribution_map<distribution<"xyz->x*">>({d[0], d[1], d[2]}, plane.extents()),
+                                    p0 ? &X : nullptr);
+    const auto dU = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->*y">>({d[2], 3}, plane.extents()),
+                                                p0 ? &U : nullptr);
+    const auto ttm = [&]<class F>(std::type_identity<F>) {
+      const tensor<double, F> Y0 = pack<F>(coordinate_list<double, int>({d[0], d[1], 3}));
+      tensor<double, F> Y = Y0;
+      Y(i, j, l) = X(i, j, k) * U(k, l);
+      auto dY = distribute<F>(plane, distribution_map<distribution<"xyz->xz">>({d[0], d[1], 3}, plane.extents()),
+                              p0 ? &Y0 : nullptr);
+      plane.stats().reset();
+      compute(dY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il"));
+      EXPECT_EQ(plane.stats().total().bytes_sent, 0) << "TTM moves nothing " << what;
+      expect_piece(dY, Y, std::string("TTM into ") + std::string(F::name) + ", l split " + what);
+      // Its i blocks replicated instead: each rank sends its (i, l) block
+      // to the gy - 1 other holders of rows i.
+      auto rY = distribute<F>(plane, distribution_map<distribution<"xyz->x*">>({d[0], d[1], 3}, plane.extents()),
+                              p0 ? &Y0 : nullptr);
+      compute(rY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il"));
+      expect_piece(rY, Y, std::string("TTM into ") + std::string(F::name) + ", replicated rows " + what);
+    };
+    ttm(std::type_identity<csf>{});
+    ttm(std::type_identity<coo_tensor<3>>{});
+    // MTTKRP into CSR with j and k split: partial rows summed at the
+    // holders of M's rows.
+    const auto Bm = random_matrix<dense_row_major>(d[1], 3, 1.0, 26u);
+    const tensor<double, csr> M0 = pack<csr>(coordinate_list<double, int>({d[0], 3}));
+    tensor<double, csr> M = M0;
+    M(i, l) = X(i, j, k) * Bm(j, l) * U(k, l);
+    const auto cX = distribute<csf>(cube, distribution_map<distribution<"xyz->xyz">>({d[0], d[1], d[2]}, cube.extents()),
+                                    c0 ? &X : nullptr);
+    const auto cB = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->*x*">>({d[1], 3}, cube.extents()),
+                                                c0 ? &Bm : nullptr);
+    const auto cU = distribute<dense_row_major>(cube, distribution_map<distribution<"xy->**x">>({d[2], 3}, cube.extents()),
+                                                c0 ? &U : nullptr);
+    auto cM = distribute<csr>(cube, distribution_map<distribution<"xy->x**">>({d[0], 3}, cube.extents()),
+                              c0 ? &M0 : nullptr);
+    cube.stats().reset();
+    compute(cM(i, l) = cX(i, j, k) * cB(j, l) * cU(k, l), statement_schedule().distribute("ijk"));
+    expect_piece(cM, M, "MTTKRP into CSR, j and k split " + what);
+    EXPECT_TRUE(only_reduce(cube.stats())) << what;
+  }
+}
+
+}  // namespace
+
+#define TL_MPI_TESTS_PASSED "dist sparse output tests"
+#include "mpi_main.hpp"
