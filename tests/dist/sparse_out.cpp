@@ -352,6 +352,114 @@ TEST(DistSparseOutputs, StepsDenseInputsAndTensors) {
   }
 }
 
+// The stored entries of matrix t inside rows [r0, r1) and columns [c0, c1).
+template <class T>
+long long nnz_in(const T& t, std::array<long long, 2> rows, std::array<long long, 2> cols) {
+  long long n = 0;
+  for_each_component(t, [&](const auto& c, double) {
+    n += c[0] >= rows[0] && c[0] < rows[1] && c[1] >= cols[0] && c[1] < cols[1];
+  });
+  return n;
+}
+
+// Sparse inputs read elsewhere than their own pieces move as entries:
+// sparse SUMMA (k in steps, A and B in tiles), SpGEMM with B in row blocks
+// (every rank reads all of it), SpMV with j over A's row blocks, TTM with
+// the sparse tensor's k in steps. Results exactly the single-node ones;
+// the bytes each rank receives are those of the entries it reads outside
+// its own piece, counted as all-to-all traffic.
+TEST(DistSparseOutputs, SparseInputsMove) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  const bool l0 = line.rank() == 0, p0 = plane.rank() == 0;
+  const int gx = plane.dims()[0], gy = plane.dims()[1];
+  for (const auto& d : extents) {
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    const auto A = random_matrix<csr>(d[0], d[1], 0.4, 31u + static_cast<unsigned>(d[0] * 5 + d[1]));
+    const auto B = random_matrix<csr>(d[1], d[2], 0.4, 32u + static_cast<unsigned>(d[1] * 5 + d[2]));
+    const tensor<double, csr> C0 = pack<csr>(coordinate_list<double, int>({d[0], d[2]}));
+    tensor<double, csr> C = C0;
+    C(i, j) = A(i, k) * B(k, j);
+    // Sparse SUMMA: A, B and C in tiles of the plane, k in steps.
+    const auto dA = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                    p0 ? &A : nullptr);
+    const auto dB = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[1], d[2]}, plane.extents()),
+                                    p0 ? &B : nullptr);
+    auto dC = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[2]}, plane.extents()),
+                              p0 ? &C0 : nullptr);
+    compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule::summa());
+    expect_piece(dC, C, "sparse SUMMA " + what);
+    for (long long q : {1LL, 3LL}) {
+      plane.stats().reset();
+      compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ij").divide('k', q));
+      expect_piece(dC, C, "sparse SUMMA in " + std::to_string(q) + " steps " + what);
+      const auto ib = block_bounds(d[0], gx, plane.coords()[0]);
+      const auto jb = block_bounds(d[2], gy, plane.coords()[1]);
+      const auto ak = block_bounds(d[1], gy, plane.coords()[1]);  // A's tile: (ib, ak)
+      const auto bk = block_bounds(d[1], gx, plane.coords()[0]);  // B's tile: (bk, jb)
+      long long want = 0;
+      const long long parts = std::max(1LL, std::min(q, static_cast<long long>(d[1])));
+      if (ib[1] > ib[0] && jb[1] > jb[0] && d[1] > 0)
+        for (long long c = 0; c < parts; ++c) {
+          const auto ks = block_bounds(d[1], parts, c);
+          const std::array<long long, 2> a_own{std::max(ks[0], ak[0]), std::min(ks[1], ak[1])};
+          const std::array<long long, 2> b_own{std::max(ks[0], bk[0]), std::min(ks[1], bk[1])};
+          want += (nnz_in(A, ib, ks) - nnz_in(A, ib, a_own) + nnz_in(B, ks, jb) - nnz_in(B, b_own, jb)) * entry_bytes;
+        }
+      EXPECT_EQ(plane.stats()[comm_kind::alltoall].bytes_received, want) << "sparse SUMMA in steps " << what;
+      EXPECT_EQ(plane.stats()[comm_kind::reduce].bytes_received, 0) << what;
+    }
+    // Rows on a line, B in row blocks: every rank reads all of B.
+    const auto lA = distribute<coo>(line, distribution_map<distribution<"xy->x">>({d[0], d[1]}, line.extents()),
+                                    l0 ? &A : nullptr);
+    const auto lB = distribute<csr>(line, distribution_map<distribution<"xy->x">>({d[1], d[2]}, line.extents()),
+                                    l0 ? &B : nullptr);
+    auto lC = distribute<dcsr>(line, distribution_map<distribution<"xy->x">>({d[0], d[2]}, line.extents()),
+                               l0 ? &C0 : nullptr);
+    line.stats().reset();
+    compute(lC(i, j) = lA(i, k) * lB(k, j), statement_schedule().distribute("i"));
+    expect_piece(lC, C, "SpGEMM, B in row blocks " + what);
+    const auto ir = block_bounds(d[0], line.size(), line.rank());
+    const auto kr = block_bounds(d[1], line.size(), line.rank());
+    const bool runs = ir[1] > ir[0] && d[1] > 0 && d[2] > 0;
+    EXPECT_EQ(line.stats()[comm_kind::alltoall].bytes_received,
+              runs ? (nnz_in(B, {0, d[1]}, {0, d[2]}) - nnz_in(B, kr, {0, d[2]})) * entry_bytes : 0)
+        << "B in row blocks " << what;
+    // SpMV with j over A's row blocks (A read by columns), and its sum.
+    const auto x = random_matrix<dense_row_major>(d[1], 1, 1.0, 33u);
+    tensor<double, dense_vector> xv({d[1]});
+    std::copy(x.values().begin(), x.values().end(), xv.values().begin());
+    tensor<double, dense_vector> y({d[0]});
+    y(i) = A(i, k) * xv(k);
+    const auto lx = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({d[1]}, line.extents()),
+                                             l0 ? &xv : nullptr);
+    auto ly = distribute<dense_vector>(line, distribution_map<distribution<"x->x">>({d[0]}, line.extents()),
+                                       l0 ? &y : nullptr);
+    std::fill(ly.local().values().begin(), ly.local().values().end(), -1.0);
+    compute(ly(i) = lA(i, k) * lx(k), statement_schedule().distribute("k"));
+    if (ly.holds())
+      for (std::size_t q = 0; q < ly.local().values().size(); ++q)
+        EXPECT_EQ(ly.local().values()[q], y.values()[static_cast<std::size_t>(ly.offset(0)) + q]) << "SpMV, k over A's rows " << what;
+    double sum = 0;
+    for (double v : y.values()) sum += v;
+    EXPECT_EQ((reduce<"ik", "k">(statement_schedule().distribute("k"), lA, lx)), sum) << "sum of A x " << what;
+    // TTM with X's k in steps (X in i blocks): X moves per step.
+    const auto X = random_tensor3<csf>(d, 0.4, 34u + static_cast<unsigned>(d[2]));
+    const auto U = random_matrix<dense_row_major>(d[2], 3, 1.0, 35u);
+    tensor<double, dense_tensor<3>> Y({d[0], d[1], 3});
+    Y(i, j, l) = X(i, j, k) * U(k, l);
+    const auto tX = distribute<csf>(plane, distribution_map<distribution<"xyz->x*">>({d[0], d[1], d[2]}, plane.extents()),
+                                    p0 ? &X : nullptr);
+    const auto dU = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->*y">>({d[2], 3}, plane.extents()),
+                                                p0 ? &U : nullptr);
+    auto dY = distribute<dense_tensor<3>>(plane, distribution_map<distribution<"xyz->xz">>({d[0], d[1], 3}, plane.extents()),
+                                          p0 ? &Y : nullptr);
+    std::fill(dY.local().values().begin(), dY.local().values().end(), -1.0);
+    compute(dY(i, j, l) = tX(i, j, k) * dU(k, l), statement_schedule().distribute("il").divide('k', 2));
+    expect_piece(dY, Y, "TTM, X's k in steps " + what);
+  }
+}
+
 }  // namespace
 
 #define TL_MPI_TESTS_PASSED "dist sparse output tests"

@@ -69,15 +69,22 @@
 /// in the order of the sending ranks (so replicas agree bit for bit;
 /// every coordinate a product reaches is stored, as single-node). Where
 /// every rank's block is its own output piece in one step, the kernel
-/// writes the piece directly and nothing moves. Inputs may be in any format: a sparse input is
-/// never moved, so the schedule must give each rank that runs a block
-/// exactly its own piece of it (its variables distributed as the
-/// schedule distributes them, none divided or tiled; checked on every
-/// rank), and the leaf is the generated kernel over that piece and the
-/// dense boxes (SpMV and SpMM with the reduction split, TTM, MTTKRP with a
-/// distributed reduction). The fixed-schedule sparse kernels (row-blocked
-/// SpMV with a ghost exchange and the like) are in kernels.hpp and
-/// algorithms.hpp.
+/// writes the piece directly and nothing moves.
+///
+/// Inputs may be in any format. A sparse input (or a dense one not
+/// row-major) is used in place where each rank's block is exactly its own
+/// piece (SpMV and SpMM with the reduction split, TTM, MTTKRP with a
+/// distributed reduction: nothing moves); otherwise each rank receives
+/// the entries of the box its block (or step, or tile) reads, from itself
+/// where its piece holds the box, else from the owners, as coordinate
+/// lists packed in the input's format: a sparse input divided into steps
+/// (sparse SUMMA: C(i,j) = A(i,k) B(k,j) with k divided, A and B in CSR
+/// tiles), SpGEMM with rows distributed and B in row blocks (each rank
+/// reads all of B: the box is dense in k, not the rows A's pattern names),
+/// SpMV with A's rows on a line and j distributed. Counted as all-to-all
+/// traffic. The
+/// fixed-schedule sparse kernels (row-blocked SpMV with a ghost exchange
+/// and the like) are in kernels.hpp and algorithms.hpp.
 
 #include <algorithm>
 #include <array>
@@ -809,219 +816,6 @@ struct names_tag {
   static constexpr auto value = S;
 };
 
-// For each tile and step: fetches the inputs' boxes (in order, on every
-// rank: per step for an input that reads the divided variable, else once),
-// and calls run(product, ranges, spans) on the ranks that run the step,
-// with the product of the inputs' accesses over the step's boxes in local
-// coordinates, the step's variable ranges and the inputs' step boxes
-// (row-major).
-template <fixed_string... In, class Run, class... T>
-void stepped_products(const machine_grid& g, const statement_plan& pl, const statement_schedule& s, std::size_t me,
-                      Run&& run, const T&... in) {
-  using T0 = std::tuple_element_t<0, std::tuple<T...>>;
-  using V = typename T0::value_type;
-  using I = typename T0::index_type;
-  using names = std::tuple<names_tag<In>...>;
-  constexpr std::size_t n = sizeof...(In);
-  std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(g, in)...};  // traffic in g's stats
-  const auto ins = std::forward_as_tuple(in...);
-  constexpr std::array<bool, n> dense{row_major_dense_v<typename T::format_type>...};
-  std::array<const std::vector<V>*, n> data{};
-  std::array<std::vector<V>, n> scratch;
-  std::array<boxn, n> have{};
-  std::array<bool, n> per_step{};
-  std::array<std::vector<std::size_t>, n> ix;
-  [&]<std::size_t... t>(std::index_sequence<t...>) {
-    ((ix[t] = pl.indices(std::tuple_element_t<t, names>::value.view())), ...);
-  }(std::make_index_sequence<n>{});
-  for (std::size_t q = 0; q < n; ++q) {
-    const bool reads = pl.step_var != std::string::npos &&
-                       std::find(ix[q].begin(), ix[q].end(), pl.step_var) != ix[q].end();
-    const char at = s.communicated_at(q);
-    per_step[q] = reads && (at == 0 || at == pl.vars[pl.step_var]);
-  }
-  const std::size_t p = pl.range.size();
-  // This step's slice of input q, in place when it is all of the fetched box.
-  const auto slice = [&](std::size_t q, const boxn& want) -> std::span<const V> {
-    if (have[q] == want) return *data[q];
-    scratch[q].resize(static_cast<std::size_t>(want.size()));
-    copy_box(data[q]->data(), have[q], scratch[q].data(), want, want);
-    return scratch[q];
-  };
-  for (long long u = 0; u < pl.ntiles; ++u)
-    for (std::size_t step = 0; step < pl.nsteps; ++step) {
-      [&]<std::size_t... t>(std::index_sequence<t...>) {
-        const auto fetch = [&](std::size_t q, auto& f) {
-          if (!per_step[q] && (u > 0 || step > 0)) return;
-          std::vector<boxn> need;
-          for (std::size_t r = 0; r < p; ++r) {
-            if (per_step[q])
-              need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
-                                                      : boxn{ix[q].size(), {}, {}});
-            else
-              need.push_back(pl.runs_step(r, 0, 0) ? pl.box(ix[q], r) : boxn{ix[q].size(), {}, {}});
-          }
-          data[q] = &f.fetch(need);
-          have[q] = need[me];
-        };
-        ((dense[t] ? fetch(t, std::get<t>(fetchers)) : void()), ...);
-        if (!pl.runs_step(me, u, step)) return;
-        const auto rg = pl.at(me, u, step);
-        const std::array<std::span<const V>, n> spans{
-            (dense[t] ? slice(t, statement_plan::project(ix[t], rg)) : std::span<const V>())...};
-        // A dense input's view over its step box; a sparse input is its own
-        // piece (the plan checked that its box is the rank's whole piece).
-        const auto operand = [&]<std::size_t q>(std::integral_constant<std::size_t, q>) -> decltype(auto) {
-          using Tq = std::tuple_element_t<q, std::tuple<T...>>;
-          constexpr auto S = std::tuple_element_t<q, names>::value;
-          if constexpr (row_major_dense_v<typename Tq::format_type>)
-            return dense_view<V, S.view().size(), I>(statement_plan::project(ix[q], rg), spans[q]);
-          else
-            return std::get<q>(ins).local();
-        };
-        std::tuple<decltype(operand(std::integral_constant<std::size_t, t>{}))...> operands{
-            operand(std::integral_constant<std::size_t, t>{})...};
-        run((access_of<std::tuple_element_t<t, names>::value>(std::as_const(std::get<t>(operands))) * ...), rg, spans);
-      }(std::make_index_sequence<n>{});
-    }
-}
-
-// A statement of the form Out = P Q, In0 = P R, In1 = R Q (P, Q, R
-// strings of distinct variables, R summed) is a matrix product of row-major
-// boxes: rows = the extents of P, columns Q, inner R. Returns |P| (0 is
-// allowed), or -1 when the statement has another shape.
-template <fixed_string Out, fixed_string... In>
-consteval int gemm_rows_vars() {
-  if constexpr (sizeof...(In) != 2) {
-    return -1;
-  } else {
-    constexpr std::string_view in[2] = {In.view()...};
-    constexpr std::string_view out = Out.view();
-    for (std::size_t np = 0; np <= out.size(); ++np) {
-      const std::size_t nq = out.size() - np;
-      if (in[0].size() < np || in[1].size() < nq || in[0].size() - np != in[1].size() - nq) continue;
-      const std::size_t nr = in[0].size() - np;
-      bool ok = in[0].substr(0, np) == out.substr(0, np) && in[1].substr(nr) == out.substr(np) &&
-                in[0].substr(np) == in[1].substr(0, nr);
-      const std::string_view all[3] = {out, in[0].substr(np), {}};
-      for (std::size_t a = 0; a < all[0].size() + all[1].size() && ok; ++a)
-        for (std::size_t b = 0; b < a && ok; ++b) {
-          const char ca = a < all[0].size() ? all[0][a] : all[1][a - all[0].size()];
-          const char cb = b < all[0].size() ? all[0][b] : all[1][b - all[0].size()];
-          ok = ca != cb;
-        }
-      if (ok) return static_cast<int>(np);
-    }
-    return -1;
-  }
-}
-
-template <class T>
-struct type_tag {};
-
-template <fixed_string Out, fixed_string... In, class FO, class... FI>
-consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
-  static_assert(sizeof...(In) >= 1, "tensorlev::dist::compute: name the output's and each input's variables, "
-                                    "e.g. compute<\"ij\", \"ijk\", \"k\">(A, schedule, B, c)");
-  static_assert(sizeof...(In) == sizeof...(FI), "tensorlev::dist::compute: give one variable string per input tensor");
-  static_assert(((In.view().size() == FI::order) && ...),
-                "tensorlev::dist::compute: an input's variable string must name one variable per dimension");
-  static_assert(Out.view().size() == FO::order,
-                "tensorlev::dist::compute: the output's variable string must name one variable per dimension");
-  static_assert(well_formed_statement<Out, In...>(),
-                "tensorlev::dist::compute: the output's variables must be distinct and each read by an input");
-}
-
-}  // namespace detail
-
-namespace detail {
-
-// The leaf loop order of a matrix-product statement (gemm_rows_vars' np
-// rows) in gemm_add's letters (rows i, inner k, columns j) from reorder's
-// variable order; "" when none was given. Sets `why` when the order
-// interleaves the variables of two roles.
-inline std::string gemm_leaf_order(std::string_view order, std::string_view tiles, std::string_view out,
-                                   std::string_view in0, int np, std::string& why) {
-  const auto role = [&](char v) {
-    const auto at = out.find(v);
-    return at == std::string_view::npos ? 'k' : at < static_cast<std::size_t>(np) ? 'i' : 'j';
-  };
-  // Tile variables run one index per tile: only the loops inside count;
-  // roles with no such loop go first (extent 1), in the given order.
-  std::string roles, first;
-  for (char v : order) {
-    const char r = role(v);
-    if (tiles.find(v) == std::string_view::npos) {
-      if (roles.empty() || roles.back() != r) roles += r;
-    } else if (first.find(r) == std::string::npos) {
-      first += r;
-    }
-  }
-  std::string lead;
-  for (char r : first)
-    if (roles.find(r) == std::string::npos) lead += r;
-  roles = lead + roles;
-  for (char r : {'i', 'k', 'j'})
-    if (roles.find(r) == std::string::npos && !order.empty()) roles += r;
-  std::string sorted = roles;
-  std::sort(sorted.begin(), sorted.end());
-  if (!order.empty() && sorted != "ijk")
-    why = "reorder's loop order \"" + std::string(order) + "\" interleaves the rows, columns and inner variables " +
-          "of the matrix product \"" + std::string(out) + "\" = \"" + std::string(in0) + "\" x ...: keep each group " +
-          "together";
-  return order.empty() ? std::string() : roles;
-}
-
-// Whether sub-box b of a row-major array over `whole` is one contiguous
-// range (leading dimensions one index each, then one partial dimension,
-// then whole dimensions); sets its offset.
-inline bool contiguous_in(const boxn& b, const boxn& whole, long long& offset) {
-  std::size_t d = 0;
-  while (d < b.n && b.hi[d] - b.lo[d] == 1 && whole.hi[d] - whole.lo[d] != 1) ++d;
-  for (std::size_t e = d + 1; e < b.n; ++e)
-    if (b.lo[e] != whole.lo[e] || b.hi[e] != whole.hi[e]) return false;
-  offset = 0;
-  for (std::size_t e = 0; e < b.n; ++e) offset = offset * (whole.hi[e] - whole.lo[e]) + (b.lo[e] - whole.lo[e]);
-  return true;
-}
-
-// Sparse inputs are not moved: "" when every rank that runs a block reads
-// exactly its own piece of each (no step or tile over their variables),
-// else which input and rank do not.
-template <fixed_string... In, class... T>
-std::string sparse_inputs_stay(const char* fn, const statement_plan& pl, const T&... in) {
-  std::string why;
-  std::size_t q = 0;
-  const auto box_string = [](const boxn& b) {
-    std::string str = "[";
-    for (std::size_t d = 0; d < b.n; ++d)
-      str += (d ? ", " : "") + std::to_string(b.lo[d]) + ":" + std::to_string(b.hi[d]);
-    return str + "]";
-  };
-  const auto check = [&](std::string_view names, const auto& t) {
-    using Tq = std::remove_cvref_t<decltype(t)>;
-    if constexpr (!row_major_dense_v<typename Tq::format_type>) {
-      const auto ix = pl.indices(names);
-      const std::string where = std::string("tensorlev::dist::") + fn + ": input " + std::to_string(q) + " (\"" +
-                                std::string(names) + "\") is not dense row-major and is not moved: ";
-      for (std::size_t v : ix) {
-        const bool tiled = std::find(pl.tile_vars.begin(), pl.tile_vars.end(), v) != pl.tile_vars.end();
-        if (why.empty() && (v == pl.step_var || tiled))
-          why = where + "the schedule may not " + (tiled ? "tile" : "divide") + " its variable '" + pl.vars[v] + "'";
-      }
-      const auto tiles = tiles_of(t, pl.coords).first;
-      for (std::size_t r = 0; r < pl.range.size() && why.empty(); ++r)
-        if (pl.runs(r) && !(pl.box(ix, r) == tiles[r]))
-          why = where + "rank " + std::to_string(r) + "'s block reads " + box_string(pl.box(ix, r)) +
-                " of it but holds " + (tiles[r].empty() ? std::string("nothing") : box_string(tiles[r])) +
-                " (distribute it as the schedule distributes its variables)";
-    }
-    ++q;
-  };
-  (check(In.view(), in), ...);
-  return why;
-}
-
 // The messages carrying each rank's partial output box to every rank
 // holding output entries it covers (otile: every rank's tile), in the
 // order of the sending ranks, each sender's by destination. The holders
@@ -1162,6 +956,294 @@ entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_m
   return got;
 }
 
+// Messages that bring each rank the entries of a sparse input inside the
+// box it needs (need: by rank; tiles/owner: the input's tiles and which
+// copy owns each): from the rank itself when its own piece holds the box,
+// else from the owners whose tiles meet it.
+inline std::vector<box_message> sparse_fetch_messages(const std::vector<boxn>& need, const std::vector<boxn>& tiles,
+                                                      const std::vector<bool>& owner) {
+  std::vector<boxn> owned(tiles.size());
+  for (std::size_t r = 0; r < tiles.size(); ++r) owned[r] = owner[r] ? tiles[r] : boxn{tiles[r].n, {}, {}};
+  const box_index index(owned);
+  std::vector<box_message> msgs;
+  for (std::size_t r = 0; r < need.size(); ++r) {
+    const boxn& b = need[r];
+    if (b.empty()) continue;
+    const int dst = static_cast<int>(r);
+    if (tiles[r].contains(b)) {
+      msgs.push_back({dst, dst, b});
+      continue;
+    }
+    index.meeting(b, [&](const boxn& box, std::span<const int> ranks) {
+      for (int o : ranks) msgs.push_back({o, dst, b.meet(box)});
+    });
+  }
+  return msgs;
+}
+
+// A sparse input's pieces as the schedule reads them. Where every rank's
+// block (or step, or tile) is exactly its own piece, the piece is used in
+// place; otherwise each rank receives the entries of the box it reads
+// (sparse_fetch_messages, exchange_entries: counted as all-to-all
+// traffic, entries * (order * sizeof(I) + sizeof(V)) bytes a message) and
+// packs them in the input's format, in coordinates relative to the box.
+// A box is fetched again only when some rank's box changes.
+template <class V, format_type F, class I>
+class sparse_fetch {
+ public:
+  template <class T>
+  sparse_fetch(const T& t, const std::vector<std::vector<long long>>& coords) {
+    auto [tiles, owner] = tiles_of(t, coords);
+    tiles_ = std::move(tiles);
+    owner_ = std::move(owner);
+  }
+  // Collective: the boxes every rank reads now; then piece() is this
+  // rank's.
+  template <class T>
+  void fetch(const machine_grid& g, const T& t, std::vector<boxn> need) {
+    if (fetched_ && need == need_) return;
+    fetched_ = true;
+    need_ = std::move(need);
+    const std::vector<box_message> msgs = sparse_fetch_messages(need_, tiles_, owner_);
+    bool in_place = true;
+    for (const box_message& m : msgs)
+      in_place = in_place && m.src == m.dst && m.box == tiles_[static_cast<std::size_t>(m.src)];
+    const auto me = static_cast<std::size_t>(g.rank());
+    piece_.reset();
+    if (in_place) return;  // every rank reads its own piece (the same on every rank)
+    if (!listed_) {  // this rank's entries, relative to its tile
+      listed_ = true;
+      for_each_component(t.local(), [&](const auto& c, const V& v) {
+        for (std::size_t d = 0; d < F::order; ++d) mine_.coords.push_back(c[d]);
+        mine_.values.push_back(v);
+      });
+    }
+    entry_list<V, I> got = exchange_entries(g, msgs, mine_, tiles_[me], need_, F::order, comm_kind::alltoall);
+    std::string why;
+    // Its own piece where it reads all of it (received from itself).
+    if (!(need_[me] == tiles_[me]) || need_[me].empty()) {
+      std::vector<I> dims(F::order);
+      for (std::size_t d = 0; d < F::order; ++d)
+        dims[d] = static_cast<I>(std::max(0LL, need_[me].hi[d] - need_[me].lo[d]));
+      try {
+        piece_.emplace(pack<F>(coordinate_list<V, I>(std::move(dims), std::move(got.coords), std::move(got.values)),
+                               duplicates::sum));
+      } catch (const std::exception& e) {
+        why = "rank " + std::to_string(me) + "'s box of an input: " + e.what();
+      }
+    }
+    if (auto msg = first_failure(g, why.empty(), why))
+      throw shape_error("tensorlev::dist::compute: packing a fetched sparse input failed: " + *msg);
+  }
+  // This rank's piece as last fetched (its own piece where it reads that).
+  template <class T>
+  [[nodiscard]] const tensor<V, F, I>& piece(const T& t) const {
+    return piece_ ? *piece_ : t.local();
+  }
+
+ private:
+  std::vector<boxn> tiles_;
+  std::vector<bool> owner_;
+  std::vector<boxn> need_;
+  bool fetched_ = false;
+  bool listed_ = false;
+  entry_list<V, I> mine_;
+  std::optional<tensor<V, F, I>> piece_;
+};
+
+// For each tile and step: fetches the inputs' boxes (in order, on every
+// rank: per step for an input that reads the divided variable, else once),
+// and calls run(product, ranges, spans) on the ranks that run the step,
+// with the product of the inputs' accesses over the step's boxes in local
+// coordinates, the step's variable ranges and the inputs' step boxes
+// (row-major).
+template <fixed_string... In, class Run, class... T>
+void stepped_products(const machine_grid& g, const statement_plan& pl, const statement_schedule& s, std::size_t me,
+                      Run&& run, const T&... in) {
+  using T0 = std::tuple_element_t<0, std::tuple<T...>>;
+  using V = typename T0::value_type;
+  using I = typename T0::index_type;
+  using names = std::tuple<names_tag<In>...>;
+  constexpr std::size_t n = sizeof...(In);
+  std::tuple<std::conditional_t<true, fetcher<V>, T>...> fetchers{fetcher<V>(g, in)...};  // traffic in g's stats
+  const auto ins = std::forward_as_tuple(in...);
+  constexpr std::array<bool, n> dense{row_major_dense_v<typename T::format_type>...};
+  std::tuple<sparse_fetch<V, typename T::format_type, I>...> sparse{
+      sparse_fetch<V, typename T::format_type, I>(in, pl.coords)...};
+  std::array<const std::vector<V>*, n> data{};
+  std::array<std::vector<V>, n> scratch;
+  std::array<boxn, n> have{};
+  std::array<bool, n> per_step{};
+  std::array<std::vector<std::size_t>, n> ix;
+  [&]<std::size_t... t>(std::index_sequence<t...>) {
+    ((ix[t] = pl.indices(std::tuple_element_t<t, names>::value.view())), ...);
+  }(std::make_index_sequence<n>{});
+  for (std::size_t q = 0; q < n; ++q) {
+    const bool reads = pl.step_var != std::string::npos &&
+                       std::find(ix[q].begin(), ix[q].end(), pl.step_var) != ix[q].end();
+    const char at = s.communicated_at(q);
+    per_step[q] = reads && (at == 0 || at == pl.vars[pl.step_var]);
+  }
+  const std::size_t p = pl.range.size();
+  // This step's slice of input q, in place when it is all of the fetched box.
+  const auto slice = [&](std::size_t q, const boxn& want) -> std::span<const V> {
+    if (have[q] == want) return *data[q];
+    scratch[q].resize(static_cast<std::size_t>(want.size()));
+    copy_box(data[q]->data(), have[q], scratch[q].data(), want, want);
+    return scratch[q];
+  };
+  for (long long u = 0; u < pl.ntiles; ++u)
+    for (std::size_t step = 0; step < pl.nsteps; ++step) {
+      [&]<std::size_t... t>(std::index_sequence<t...>) {
+        const auto fetch = [&](std::size_t q, auto& f) {
+          if (!per_step[q] && (u > 0 || step > 0)) return;
+          std::vector<boxn> need;
+          for (std::size_t r = 0; r < p; ++r) {
+            if (per_step[q])
+              need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
+                                                      : boxn{ix[q].size(), {}, {}});
+            else
+              need.push_back(pl.runs_step(r, 0, 0) ? pl.box(ix[q], r) : boxn{ix[q].size(), {}, {}});
+          }
+          data[q] = &f.fetch(need);
+          have[q] = need[me];
+        };
+        ((dense[t] ? fetch(t, std::get<t>(fetchers)) : void()), ...);
+        // A sparse input: the box of it each rank reads now (its own piece
+        // in place where that is all of it).
+        const auto fetch_sparse = [&]<std::size_t q>(std::integral_constant<std::size_t, q>) {
+          if constexpr (!dense[q]) {
+            std::vector<boxn> need;
+            for (std::size_t r = 0; r < p; ++r)
+              need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
+                                                      : boxn{ix[q].size(), {}, {}});
+            std::get<q>(sparse).fetch(g, std::get<q>(ins), std::move(need));
+          }
+        };
+        (fetch_sparse(std::integral_constant<std::size_t, t>{}), ...);
+        if (!pl.runs_step(me, u, step)) return;
+        const auto rg = pl.at(me, u, step);
+        const std::array<std::span<const V>, n> spans{
+            (dense[t] ? slice(t, statement_plan::project(ix[t], rg)) : std::span<const V>())...};
+        // A dense input's view over its step box; a sparse input's piece
+        // of the step box (its own piece where that is the box).
+        const auto operand = [&]<std::size_t q>(std::integral_constant<std::size_t, q>) -> decltype(auto) {
+          using Tq = std::tuple_element_t<q, std::tuple<T...>>;
+          constexpr auto S = std::tuple_element_t<q, names>::value;
+          if constexpr (row_major_dense_v<typename Tq::format_type>)
+            return dense_view<V, S.view().size(), I>(statement_plan::project(ix[q], rg), spans[q]);
+          else
+            return std::get<q>(sparse).piece(std::get<q>(ins));
+        };
+        std::tuple<decltype(operand(std::integral_constant<std::size_t, t>{}))...> operands{
+            operand(std::integral_constant<std::size_t, t>{})...};
+        run((access_of<std::tuple_element_t<t, names>::value>(std::as_const(std::get<t>(operands))) * ...), rg, spans);
+      }(std::make_index_sequence<n>{});
+    }
+}
+
+// A statement of the form Out = P Q, In0 = P R, In1 = R Q (P, Q, R
+// strings of distinct variables, R summed) is a matrix product of row-major
+// boxes: rows = the extents of P, columns Q, inner R. Returns |P| (0 is
+// allowed), or -1 when the statement has another shape.
+template <fixed_string Out, fixed_string... In>
+consteval int gemm_rows_vars() {
+  if constexpr (sizeof...(In) != 2) {
+    return -1;
+  } else {
+    constexpr std::string_view in[2] = {In.view()...};
+    constexpr std::string_view out = Out.view();
+    for (std::size_t np = 0; np <= out.size(); ++np) {
+      const std::size_t nq = out.size() - np;
+      if (in[0].size() < np || in[1].size() < nq || in[0].size() - np != in[1].size() - nq) continue;
+      const std::size_t nr = in[0].size() - np;
+      bool ok = in[0].substr(0, np) == out.substr(0, np) && in[1].substr(nr) == out.substr(np) &&
+                in[0].substr(np) == in[1].substr(0, nr);
+      const std::string_view all[3] = {out, in[0].substr(np), {}};
+      for (std::size_t a = 0; a < all[0].size() + all[1].size() && ok; ++a)
+        for (std::size_t b = 0; b < a && ok; ++b) {
+          const char ca = a < all[0].size() ? all[0][a] : all[1][a - all[0].size()];
+          const char cb = b < all[0].size() ? all[0][b] : all[1][b - all[0].size()];
+          ok = ca != cb;
+        }
+      if (ok) return static_cast<int>(np);
+    }
+    return -1;
+  }
+}
+
+template <class T>
+struct type_tag {};
+
+template <fixed_string Out, fixed_string... In, class FO, class... FI>
+consteval void check_statement(type_tag<FO>, type_tag<FI>...) {
+  static_assert(sizeof...(In) >= 1, "tensorlev::dist::compute: name the output's and each input's variables, "
+                                    "e.g. compute<\"ij\", \"ijk\", \"k\">(A, schedule, B, c)");
+  static_assert(sizeof...(In) == sizeof...(FI), "tensorlev::dist::compute: give one variable string per input tensor");
+  static_assert(((In.view().size() == FI::order) && ...),
+                "tensorlev::dist::compute: an input's variable string must name one variable per dimension");
+  static_assert(Out.view().size() == FO::order,
+                "tensorlev::dist::compute: the output's variable string must name one variable per dimension");
+  static_assert(well_formed_statement<Out, In...>(),
+                "tensorlev::dist::compute: the output's variables must be distinct and each read by an input");
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// The leaf loop order of a matrix-product statement (gemm_rows_vars' np
+// rows) in gemm_add's letters (rows i, inner k, columns j) from reorder's
+// variable order; "" when none was given. Sets `why` when the order
+// interleaves the variables of two roles.
+inline std::string gemm_leaf_order(std::string_view order, std::string_view tiles, std::string_view out,
+                                   std::string_view in0, int np, std::string& why) {
+  const auto role = [&](char v) {
+    const auto at = out.find(v);
+    return at == std::string_view::npos ? 'k' : at < static_cast<std::size_t>(np) ? 'i' : 'j';
+  };
+  // Tile variables run one index per tile: only the loops inside count;
+  // roles with no such loop go first (extent 1), in the given order.
+  std::string roles, first;
+  for (char v : order) {
+    const char r = role(v);
+    if (tiles.find(v) == std::string_view::npos) {
+      if (roles.empty() || roles.back() != r) roles += r;
+    } else if (first.find(r) == std::string::npos) {
+      first += r;
+    }
+  }
+  std::string lead;
+  for (char r : first)
+    if (roles.find(r) == std::string::npos) lead += r;
+  roles = lead + roles;
+  for (char r : {'i', 'k', 'j'})
+    if (roles.find(r) == std::string::npos && !order.empty()) roles += r;
+  std::string sorted = roles;
+  std::sort(sorted.begin(), sorted.end());
+  if (!order.empty() && sorted != "ijk")
+    why = "reorder's loop order \"" + std::string(order) + "\" interleaves the rows, columns and inner variables " +
+          "of the matrix product \"" + std::string(out) + "\" = \"" + std::string(in0) + "\" x ...: keep each group " +
+          "together";
+  return order.empty() ? std::string() : roles;
+}
+
+// Whether sub-box b of a row-major array over `whole` is one contiguous
+// range (leading dimensions one index each, then one partial dimension,
+// then whole dimensions); sets its offset.
+inline bool contiguous_in(const boxn& b, const boxn& whole, long long& offset) {
+  std::size_t d = 0;
+  while (d < b.n && b.hi[d] - b.lo[d] == 1 && whole.hi[d] - whole.lo[d] != 1) ++d;
+  for (std::size_t e = d + 1; e < b.n; ++e)
+    if (b.lo[e] != whole.lo[e] || b.hi[e] != whole.hi[e]) return false;
+  offset = 0;
+  for (std::size_t e = 0; e < b.n; ++e) offset = offset * (whole.hi[e] - whole.lo[e]) + (b.lo[e] - whole.lo[e]);
+  return true;
+}
+
+// Sparse inputs are not moved: "" when every rank that runs a block reads
+// exactly its own piece of each (no step or tile over their variables),
+// else which input and rank do not.
 // The part of run_statement for an output that is not dense row-major
 // (see the file comment): each step computed in the output's format,
 // entries routed to the holders and packed there; or, where every
@@ -1364,7 +1446,6 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
                         step_splits<In...>(s, Out.view(), in...));
     why = pl.why;
   }
-  if (why.empty()) why = sparse_inputs_stay<In...>(fn, pl, in...);
   // The leaf order matters where gemm_add generates the leaf (no BLAS,
   // blas(false), or a value type the BLAS lacks).
 #if defined(TENSORLEV_DIST_BLAS)
@@ -1459,7 +1540,6 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
                                 detail::step_splits<In...>(s, std::string_view{}, in...));
     why = pl.why;
   }
-  if (why.empty()) why = detail::sparse_inputs_stay<In...>("reduce", pl, in...);
   agree(g, why.empty(), why);
   detail::agree_on_value(g, s.hash(), "tensorlev::dist::reduce: the ranks passed different schedules");
   V v{};
