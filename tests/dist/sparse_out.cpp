@@ -437,9 +437,12 @@ TEST(DistSparseOutputs, SparseInputsMove) {
                                        l0 ? &y : nullptr);
     std::fill(ly.local().values().begin(), ly.local().values().end(), -1.0);
     compute(ly(i) = lA(i, k) * lx(k), statement_schedule().distribute("k"));
-    if (ly.holds())
-      for (std::size_t q = 0; q < ly.local().values().size(); ++q)
-        EXPECT_EQ(ly.local().values()[q], y.values()[static_cast<std::size_t>(ly.offset(0)) + q]) << "SpMV, k over A's rows " << what;
+    if (ly.holds()) {
+      for (std::size_t q = 0; q < ly.local().values().size(); ++q) {
+        EXPECT_EQ(ly.local().values()[q], y.values()[static_cast<std::size_t>(ly.offset(0)) + q])
+            << "SpMV, k over A's rows " << what;
+      }
+    }
     double sum = 0;
     for (double v : y.values()) sum += v;
     EXPECT_EQ((reduce<"ik", "k">(statement_schedule().distribute("k"), lA, lx)), sum) << "sum of A x " << what;

@@ -956,6 +956,29 @@ entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_m
   return got;
 }
 
+// Packs this rank's received entries in format F over a box of extents
+// dims (duplicates summed in the order received) where `here`, and agrees
+// on the outcome: whether entries pack depends on this rank's data (a
+// format's limits), so a failure on one rank throws on every rank, naming
+// `what` and the rank.
+template <format_type F, class V, class I>
+std::optional<tensor<V, F, I>> pack_entries(const machine_grid& g, bool here, std::vector<I> dims,
+                                            entry_list<V, I> got, const char* what) {
+  std::optional<tensor<V, F, I>> piece;
+  std::string why;
+  if (here) {
+    try {
+      piece.emplace(pack<F>(coordinate_list<V, I>(std::move(dims), std::move(got.coords), std::move(got.values)),
+                            duplicates::sum));
+    } catch (const std::exception& e) {
+      why = "rank " + std::to_string(g.rank()) + ": " + e.what();
+    }
+  }
+  if (auto msg = first_failure(g, why.empty(), why))
+    throw shape_error(std::string("tensorlev::dist::compute: packing ") + what + " failed: " + *msg);
+  return piece;
+}
+
 // Messages that bring each rank the entries of a sparse input inside the
 // box it needs (need: by rank; tiles/owner: the input's tiles and which
 // copy owns each): from the rank itself when its own piece holds the box,
@@ -1019,21 +1042,11 @@ class sparse_fetch {
       });
     }
     entry_list<V, I> got = exchange_entries(g, msgs, mine_, tiles_[me], need_, F::order, comm_kind::alltoall);
-    std::string why;
+    std::vector<I> dims(F::order);
+    for (std::size_t d = 0; d < F::order; ++d) dims[d] = static_cast<I>(std::max(0LL, need_[me].hi[d] - need_[me].lo[d]));
     // Its own piece where it reads all of it (received from itself).
-    if (!(need_[me] == tiles_[me]) || need_[me].empty()) {
-      std::vector<I> dims(F::order);
-      for (std::size_t d = 0; d < F::order; ++d)
-        dims[d] = static_cast<I>(std::max(0LL, need_[me].hi[d] - need_[me].lo[d]));
-      try {
-        piece_.emplace(pack<F>(coordinate_list<V, I>(std::move(dims), std::move(got.coords), std::move(got.values)),
-                               duplicates::sum));
-      } catch (const std::exception& e) {
-        why = "rank " + std::to_string(me) + "'s box of an input: " + e.what();
-      }
-    }
-    if (auto msg = first_failure(g, why.empty(), why))
-      throw shape_error("tensorlev::dist::compute: packing a fetched sparse input failed: " + *msg);
+    piece_ = pack_entries<F>(g, !(need_[me] == tiles_[me]) || need_[me].empty(), std::move(dims), std::move(got),
+                             "a fetched sparse input");
   }
   // This rank's piece as last fetched (its own piece where it reads that).
   template <class T>
@@ -1299,19 +1312,7 @@ void run_sparse_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const
       },
       in...);
   entry_list<V, I> got = exchange_entries(g, msgs, mine, pm, otile, N, comm_kind::reduce);
-  // Whether the entries pack depends on this rank's data (a format's
-  // limits): agree on the outcome so that every rank throws or none does.
-  std::optional<piece_t> piece;
-  std::string why;
-  try {
-    piece.emplace(pack<FO>(coordinate_list<V, I>(std::move(my_dims), std::move(got.coords), std::move(got.values)),
-                           duplicates::sum));
-  } catch (const std::exception& e) {
-    why = "rank " + std::to_string(me) + "'s piece of the output: " + e.what();
-  }
-  if (auto msg = first_failure(g, why.empty(), why))
-    throw shape_error("tensorlev::dist::compute: packing a sparse output failed: " + *msg);
-  out.local() = std::move(*piece);
+  out.local() = std::move(*pack_entries<FO>(g, true, std::move(my_dims), std::move(got), "a sparse output"));
 }
 
 // The dense row-major output's part of run_statement: each rank's partial
