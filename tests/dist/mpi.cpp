@@ -1727,11 +1727,13 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
                tensorlev::shape_error);
 }
 
-// Collectives in pieces of at most detail::mpi_chunk values (2^30 in use,
-// so that a block of 2^31 values or more is combined rather than refused on
-// the ranks that hold it), lowered here to 5: the grid's broadcast,
-// reduce_sum and allreduce_sum and einsum_distributed's partial sums give
-// what one call gives, for counts below, at and across the chunk size.
+// Collectives and point-to-point messages in pieces of at most
+// detail::mpi_chunk values (2^30 in use, so that a block of 2^31 values or
+// more is moved rather than refused), lowered here to 5: the grid's
+// broadcast, reduce_sum and allreduce_sum, einsum_distributed's partial
+// sums, the engine's boxes, shifts and sparse entries, the all-to-all and
+// spmv_cols' running sum give what one call gives, for counts below, at
+// and across the chunk size.
 TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
   struct restore {
     long long old = tensorlev::dist::detail::mpi_chunk;
@@ -1756,6 +1758,49 @@ TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
       EXPECT_EQ(c[k], static_cast<double>(k) + 0.5) << "broadcast, n = " << n << ", entry " << k;
     }
   }
+  // Point-to-point traffic in pieces too: the engine's fetched boxes and
+  // partial outputs (SUMMA, steps of k, Cannon's shifts), sparse entries
+  // (a sparse output of a split reduction, sparse SUMMA), all-to-all
+  // routing (distribute, redistribute, gather) and spmv_cols' running sum.
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  const bool p0 = plane.rank() == 0;
+  const auto A = random_matrix<dense_row_major>(9, 7, 1.0, 51);
+  const auto B = random_matrix<dense_row_major>(7, 8, 1.0, 52);
+  tensor<double, dense_row_major> AB({9, 8});
+  AB(i, j) = A(i, k) * B(k, j);
+  using tiles = distribution<"xy->xy">;
+  const auto dA = distribute<dense_row_major>(plane, distribution_map<tiles>({9, 7}, plane.extents()), p0 ? &A : nullptr);
+  const auto dB = distribute<dense_row_major>(plane, distribution_map<tiles>({7, 8}, plane.extents()), p0 ? &B : nullptr);
+  auto dC = distribute<dense_row_major>(plane, distribution_map<tiles>({9, 8}, plane.extents()), p0 ? &AB : nullptr);
+  compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule::summa());
+  expect_gathered<dense_row_major>(dC, AB, "SUMMA in pieces of 5");
+  compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ik"));
+  expect_gathered<dense_row_major>(dC, AB, "k split in pieces of 5");
+  if (plane.dims()[0] == plane.dims()[1]) {
+    compute(dC(i, j) = dA(i, k) * dB(k, j), statement_schedule::cannon(plane.dims()[0]));
+    expect_gathered<dense_row_major>(dC, AB, "Cannon in pieces of 5");
+  }
+  const auto sA = random_matrix<csr>(9, 7, 0.6, 53);
+  const auto sB = random_matrix<csr>(7, 8, 0.6, 54);
+  tensor<double, csr> sC = pack<csr>(coordinate_list<double, int>({9, 8}));
+  sC(i, j) = sA(i, k) * sB(k, j);
+  const auto dsA = distribute<csr>(plane, distribution_map<tiles>({9, 7}, plane.extents()), p0 ? &sA : nullptr);
+  const auto dsB = distribute<csr>(plane, distribution_map<tiles>({7, 8}, plane.extents()), p0 ? &sB : nullptr);
+  auto dsC = distribute<csr>(plane, distribution_map<distribution<"xy->x*">>({9, 8}, plane.extents()),
+                             p0 ? &sC : nullptr);
+  const auto sparse_rows = [&] {
+    if (dsC.holds()) EXPECT_EQ(to_dense(dsC.local()), sub_block(to_dense(sC), 8, *dsC.box())) << "rank " << plane.rank();
+  };
+  compute(dsC(i, j) = dsA(i, k) * dsB(k, j), statement_schedule::summa(0));
+  sparse_rows();
+  const auto rA = redistribute<coo>(dsA, distribution_map<distribution<"xy->yx">>({9, 7}, plane.extents()));
+  const auto back = gather<csr>(rA);
+  if (p0) EXPECT_EQ(to_dense(*back), to_dense(sA)) << "redistribute and gather in pieces of 5";
+  const auto sBk = distribute<csr>(plane, distribution_map<distribution<"xy->*x">>({7, 8}, plane.extents()),
+                                   p0 ? &sB : nullptr);
+  compute(dsC(i, j) = dsA(i, k) * sBk(k, j), statement_schedule().distribute("ik"));
+  sparse_rows();
+  spmv_cols_case<csr>(24, 24, reduction::sequential);
   // Partial sums over split reductions, with blocks of more than 5 values.
   std::size_t bad = 0;
   bad += einsum_case("ij,jk->ik", {6, 7, 8});

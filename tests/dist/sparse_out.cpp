@@ -18,6 +18,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <bit>
+#include <complex>
+#include <cstdint>
 #include <random>
 #include <set>
 #include <string>
@@ -221,6 +224,18 @@ void spgemm_into() {
                 runs ? (gy - 1) * static_cast<long long>(count_in(mine, ib, {0, d[2]})) * entry_bytes : 0)
           << "k split, rows replicated " << what;
       EXPECT_TRUE(only_reduce(plane.stats())) << what;
+      // The same with each rank's k block in 2 and 3 steps, into the output
+      // just computed: a coordinate reached in several steps is summed on
+      // its rank before it is sent, so the bytes are the same.
+      for (long long q : {2LL, 3LL}) {
+        plane.stats().reset();
+        compute(rC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ik").divide('k', q));
+        expect_piece(rC, C, "SpGEMM, k split and in steps, rows replicated " + what);
+        EXPECT_EQ(plane.stats().total().bytes_sent,
+                  runs ? (gy - 1) * static_cast<long long>(count_in(mine, ib, {0, d[2]})) * entry_bytes : 0)
+            << "k split in " << q << " steps, rows replicated " << what;
+        EXPECT_TRUE(only_reduce(plane.stats())) << what;
+      }
       auto tC = distribute<FO>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[2]}, plane.extents()),
                                p0 ? &C0 : nullptr);
       plane.stats().reset();
@@ -349,6 +364,136 @@ TEST(DistSparseOutputs, StepsDenseInputsAndTensors) {
     compute(cM(i, l) = cX(i, j, k) * cB(j, l) * cU(k, l), statement_schedule().distribute("ijk"));
     expect_piece(cM, M, "MTTKRP into CSR, j and k split " + what);
     EXPECT_TRUE(only_reduce(cube.stats())) << what;
+  }
+}
+
+// Values that are not integers (sums depend on their order), complex
+// values with 64-bit indices, a replicated sparse input whose pieces come
+// from the owners (not the other replicas), and an order-3 sparse output
+// of a split reduction. Replicas of an output piece hold bit-identical
+// values; results match the single-node statement to rounding.
+TEST(DistSparseOutputs, ReplicasComplexAndOwners) {
+  machine_grid plane(MPI_COMM_WORLD, {0, 0});
+  const bool p0 = plane.rank() == 0;
+  const int gy = plane.dims()[1];
+  MPI_Comm row_axis = plane.axis(1);  // the ranks holding one replicated row block
+  for (const auto& d : extents) {
+    const std::string what = std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+    // Non-integer values: A's and B's entries times 1/3 and 1/7.
+    auto A = random_matrix<csr>(d[0], d[1], 0.5, 41u + static_cast<unsigned>(d[0]));
+    auto B = random_matrix<csr>(d[1], d[2], 0.5, 42u + static_cast<unsigned>(d[2]));
+    for (auto& v : A.values()) v /= 3.0;
+    for (auto& v : B.values()) v /= 7.0;
+    const tensor<double, csr> C0 = pack<csr>(coordinate_list<double, int>({d[0], d[2]}));
+    tensor<double, csr> C = C0;
+    C(i, j) = A(i, k) * B(k, j);
+    const auto dA = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                    p0 ? &A : nullptr);
+    const auto dB = distribute<csr>(plane, distribution_map<distribution<"xy->*x">>({d[1], d[2]}, plane.extents()),
+                                    p0 ? &B : nullptr);
+    auto rC = distribute<csr>(plane, distribution_map<distribution<"xy->x*">>({d[0], d[2]}, plane.extents()),
+                              p0 ? &C0 : nullptr);
+    compute(rC(i, j) = dA(i, k) * dB(k, j), statement_schedule().distribute("ik"));
+    {
+      // Against single-node: the same coordinates, values to rounding.
+      std::vector<long long> off{rC.offset(0), rC.offset(1)}, zero{0, 0};
+      const auto got = entries_of(rC.local(), off);
+      const auto want = rC.holds() ? entries_of(C, zero, &*rC.box()) : std::vector<entry>{};
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (std::size_t e = 0; e < got.size(); ++e) {
+        EXPECT_EQ(got[e].first, want[e].first) << what;
+        EXPECT_NEAR(got[e].second, want[e].second, 1e-12 * (1 + std::abs(want[e].second))) << what;
+      }
+      // Replicas along the row axis: the values of coordinate 0's copy.
+      std::vector<double> v(rC.local().values().begin(), rC.local().values().end());
+      long long n = static_cast<long long>(v.size());
+      long long n0 = n;
+      MPI_Bcast(&n0, 1, MPI_LONG_LONG, 0, row_axis);
+      ASSERT_EQ(n, n0) << what;
+      std::vector<double> v0 = v;
+      MPI_Bcast(v0.data(), static_cast<int>(n), MPI_DOUBLE, 0, row_axis);
+      for (std::size_t e = 0; e < v.size(); ++e)
+        EXPECT_EQ(std::bit_cast<unsigned long long>(v[e]), std::bit_cast<unsigned long long>(v0[e]))
+            << "replicas differ, entry " << e << " " << what;
+    }
+    // A replicated sparse input read by column blocks: B ("xy->*x", k
+    // over the second dimension, replicated over the first) where each
+    // rank reads all of k for its j block: the pieces come from the
+    // owners (first replicas) only, so nothing is counted twice.
+    auto tC = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[2]}, plane.extents()),
+                              p0 ? &C0 : nullptr);
+    const auto tA = distribute<dcsr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                     p0 ? &A : nullptr);
+    compute(tC(i, j) = tA(i, k) * dB(k, j), statement_schedule().distribute("ij"));
+    {
+      std::vector<long long> off{tC.offset(0), tC.offset(1)}, zero{0, 0};
+      const auto got = entries_of(tC.local(), off);
+      const auto want = tC.holds() ? entries_of(C, zero, &*tC.box()) : std::vector<entry>{};
+      ASSERT_EQ(got.size(), want.size()) << "B from its owners " << what;
+      for (std::size_t e = 0; e < got.size(); ++e) {
+        EXPECT_EQ(got[e].first, want[e].first) << what;
+        EXPECT_NEAR(got[e].second, want[e].second, 1e-12 * (1 + std::abs(want[e].second))) << what;
+      }
+    }
+    // Complex values, 64-bit indices: SpGEMM with k split into CSR.
+    using Z = std::complex<double>;
+    coordinate_list<Z, std::int64_t> la({d[0], d[1]}), lb({d[1], d[2]});
+    for_each_component(A, [&](const auto& c, double v) { la.push_back({c[0], c[1]}, Z(3 * v, -6 * v)); });
+    for_each_component(B, [&](const auto& c, double v) { lb.push_back({c[0], c[1]}, Z(-7 * v, 14 * v)); });
+    const auto zA = pack<csr>(la);
+    const auto zB = pack<csr>(lb);
+    const tensor<Z, csr, std::int64_t> zC0 = pack<csr>(coordinate_list<Z, std::int64_t>({d[0], d[2]}));
+    tensor<Z, csr, std::int64_t> zC = zC0;
+    zC(i, j) = zA(i, k) * zB(k, j);
+    const auto dzA = distribute<csr>(plane, distribution_map<distribution<"xy->xy">>({d[0], d[1]}, plane.extents()),
+                                     p0 ? &zA : nullptr);
+    const auto dzB = distribute<csr>(plane, distribution_map<distribution<"xy->*x">>({d[1], d[2]}, plane.extents()),
+                                     p0 ? &zB : nullptr);
+    auto dzC = distribute<csr>(plane, distribution_map<distribution<"xy->x*">>({d[0], d[2]}, plane.extents()),
+                               p0 ? &zC0 : nullptr);
+    plane.stats().reset();
+    compute(dzC(i, j) = dzA(i, k) * dzB(k, j), statement_schedule().distribute("ik"));
+    if (dzC.holds()) {
+      std::vector<std::pair<std::array<std::int64_t, 2>, Z>> got, want;
+      for_each_component(dzC.local(), [&](const auto& c, const Z& v) {
+        got.push_back({{c[0] + static_cast<std::int64_t>(dzC.offset(0)), c[1]}, v});
+      });
+      for_each_component(zC, [&](const auto& c, const Z& v) {
+        if (c[0] >= dzC.box()->lo[0] && c[0] < dzC.box()->hi[0]) want.push_back({{c[0], c[1]}, v});
+      });
+      const auto by_coord = [](const auto& x, const auto& y) { return x.first < y.first; };
+      std::sort(got.begin(), got.end(), by_coord);
+      std::sort(want.begin(), want.end(), by_coord);
+      ASSERT_EQ(got.size(), want.size()) << "complex " << what;
+      for (std::size_t e = 0; e < got.size(); ++e) {
+        EXPECT_EQ(got[e].first, want[e].first) << "complex " << what;
+        EXPECT_NEAR(std::abs(got[e].second - want[e].second), 0.0, 1e-12 * (1 + std::abs(want[e].second)))
+            << "complex " << what;
+      }
+    }
+    // Bytes: each partial's reached entries to the gy - 1 other replicas,
+    // 2 * 8 + 16 bytes an entry.
+    const auto ib = block_bounds(d[0], plane.dims()[0], plane.coords()[0]);
+    const auto kb = block_bounds(d[1], gy, plane.coords()[1]);
+    const bool runs = ib[1] > ib[0] && kb[1] > kb[0] && d[2] > 0;
+    EXPECT_EQ(plane.stats().total().bytes_sent,
+              runs ? (gy - 1) * static_cast<long long>(count_in(reached(A, B, kb[0], kb[1]), ib, {0, d[2]})) * 32 : 0)
+        << "complex bytes " << what;
+    // Order 3: TTM into CSF with k split (partial fibres summed at the
+    // holders of Y's i blocks).
+    const auto X = random_tensor3<csf>(d, 0.4, 43u + static_cast<unsigned>(d[1]));
+    const auto U = random_matrix<dense_row_major>(d[2], 3, 1.0, 44u);
+    const tensor<double, csf> Y0 = pack<csf>(coordinate_list<double, int>({d[0], d[1], 3}));
+    tensor<double, csf> Y = Y0;
+    Y(i, j, l) = X(i, j, k) * U(k, l);
+    const auto kX = distribute<csf>(plane, distribution_map<distribution<"xyz->xz">>({d[0], d[1], d[2]}, plane.extents()),
+                                    p0 ? &X : nullptr);
+    const auto kU = distribute<dense_row_major>(plane, distribution_map<distribution<"xy->*x">>({d[2], 3}, plane.extents()),
+                                                p0 ? &U : nullptr);
+    auto kY = distribute<csf>(plane, distribution_map<distribution<"xyz->x*">>({d[0], d[1], 3}, plane.extents()),
+                              p0 ? &Y0 : nullptr);
+    compute(kY(i, j, l) = kX(i, j, k) * kU(k, l), statement_schedule().distribute("ik"));
+    expect_piece(kY, Y, "TTM into CSF, k split " + what);
   }
 }
 

@@ -100,37 +100,36 @@ void spmv_cols(dist_tensor<V, dense_vector, Da, I>& a, const dist_tensor<V, dens
     std::vector<V> incoming(sum.size());
     const std::size_t n = sum.size();
     if (p > 1 && n > 0) {
+      std::vector<MPI_Request> reqs;  // in pieces of at most mpi_chunk values
       if (me > 0) {
-        check_mpi(MPI_Recv(incoming.data(), mpi_count(static_cast<long long>(n), "spmv_cols"), mpi_type<V>(), me - 1, 31,
-                           g.comm(), MPI_STATUS_IGNORE),
-                  "MPI_Recv");
+        detail::irecv_chunked(incoming.data(), static_cast<long long>(n), me - 1, 31, g.comm(), reqs);
+        detail::wait_all(reqs);
         g.stats().received(comm_kind::shift, static_cast<long long>(n * sizeof(V)));
         for (std::size_t q = 0; q < n; ++q) sum[q] = incoming[q] + sum[q];
       }
       if (me + 1 < p) {
-        check_mpi(MPI_Send(sum.data(), mpi_count(static_cast<long long>(n), "spmv_cols"), mpi_type<V>(), me + 1, 31,
-                           g.comm()),
-                  "MPI_Send");
+        detail::isend_chunked(sum.data(), static_cast<long long>(n), me + 1, 31, g.comm(), reqs);
+        detail::wait_all(reqs);
         g.stats().sent(comm_kind::shift, static_cast<long long>(n * sizeof(V)));
       }
     }
     const int last = p - 1;
+    std::vector<MPI_Request> reqs;
     if (me == last) {
       for (int r = 0; r < last; ++r) {
         const auto b = block(r);
         if (b[1] <= b[0]) continue;
-        check_mpi(MPI_Send(sum.data() + b[0], mpi_count(b[1] - b[0], "spmv_cols"), mpi_type<V>(), r, 32, g.comm()),
-                  "MPI_Send");
+        detail::isend_chunked(sum.data() + b[0], b[1] - b[0], r, 32, g.comm(), reqs);
         g.stats().sent(comm_kind::alltoall, (b[1] - b[0]) * static_cast<long long>(sizeof(V)));
       }
+      detail::wait_all(reqs);
       const auto b = block(last);
       std::copy(sum.begin() + b[0], sum.begin() + b[1], out.begin());
     } else {
       const auto b = block(me);
       if (b[1] > b[0]) {
-        check_mpi(MPI_Recv(out.data(), mpi_count(b[1] - b[0], "spmv_cols"), mpi_type<V>(), last, 32, g.comm(),
-                           MPI_STATUS_IGNORE),
-                  "MPI_Recv");
+        detail::irecv_chunked(out.data(), b[1] - b[0], last, 32, g.comm(), reqs);
+        detail::wait_all(reqs);
         g.stats().received(comm_kind::alltoall, (b[1] - b[0]) * static_cast<long long>(sizeof(V)));
       }
     }

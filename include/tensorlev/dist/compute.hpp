@@ -67,9 +67,13 @@
 /// its own format, and each rank's entries go to the ranks holding the
 /// output entries they cover as coordinate lists, summed there by a pack
 /// in the order of the sending ranks (so replicas agree bit for bit;
-/// every coordinate a product reaches is stored, as single-node). Where
-/// every rank's block is its own output piece in one step, the kernel
-/// writes the piece directly and nothing moves.
+/// every coordinate a product reaches is stored, as single-node; entries
+/// of one coordinate from several steps are summed on their rank first).
+/// Where every rank's block is its own output piece, in one step and one
+/// tile, and the output is not also an input, the kernel writes the piece
+/// directly and nothing moves. An exception of one rank's kernel (an index
+/// overflow) is thrown on every rank once the statement's communication
+/// is done: that rank's own, a tensorlev::error naming it elsewhere.
 ///
 /// Inputs may be in any format. A sparse input (or a dense one not
 /// row-major) is used in place where each rank's block is exactly its own
@@ -82,7 +86,9 @@
 /// tiles), SpGEMM with rows distributed and B in row blocks (each rank
 /// reads all of B: the box is dense in k, not the rows A's pattern names),
 /// SpMV with A's rows on a line and j distributed. Counted as all-to-all
-/// traffic. The
+/// traffic; `communicate` does not apply to sparse inputs (their boxes
+/// move at each step or tile that reads them). Point-to-point messages
+/// go in pieces of at most 2^30 values (`detail::mpi_chunk`). The
 /// fixed-schedule sparse kernels (row-blocked SpMV with a ghost exchange
 /// and the like) are in kernels.hpp and algorithms.hpp.
 
@@ -90,6 +96,7 @@
 #include <array>
 #include <concepts>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
@@ -359,24 +366,18 @@ void exchange_boxes(const machine_grid& g, const std::vector<box_message>& msgs,
     const long long bytes = m.box.size() * static_cast<long long>(sizeof(V));
     if (m.dst == me) {
       inbox[q].resize(static_cast<std::size_t>(m.box.size()));
-      reqs.emplace_back();
-      check_mpi(MPI_Irecv(inbox[q].data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag, g.comm(),
-                          &reqs.back()),
-                "MPI_Irecv");
+      irecv_chunked(inbox[q].data(), m.box.size(), m.src, tag, g.comm(), reqs);
       g.stats().received(kind, bytes);
     }
     if (m.src == me) {
       outbox.emplace_back(static_cast<std::size_t>(m.box.size()));
       auto& buf = outbox.back();
       copy_box(src.data(), src_box, buf.data(), m.box, m.box);
-      reqs.emplace_back();
-      check_mpi(MPI_Isend(buf.data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.dst, tag, g.comm(),
-                          &reqs.back()),
-                "MPI_Isend");
+      isend_chunked(buf.data(), m.box.size(), m.dst, tag, g.comm(), reqs);
       g.stats().sent(kind, bytes);
     }
   }
-  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  wait_all(reqs);
   for (std::size_t q = 0; q < msgs.size(); ++q) {
     const box_message& m = msgs[q];
     if (m.dst != me) continue;
@@ -430,8 +431,6 @@ class fetcher {
   const std::vector<V>& fetch(const std::vector<boxn>& need) {
     const int me = g_.rank();
     std::vector<message> msgs = plan_fetch(coords_, tiles_, owner_, held_index_, need);
-    // Every rank has the same list: a message too large for MPI is refused everywhere.
-    for (const message& m : msgs) (void)mpi_count(m.box.size(), "compute: a fetched box");
     const boxn my_need = need[static_cast<std::size_t>(me)];
     std::vector<V> out(static_cast<std::size_t>(my_need.size()));
     // Local pieces.
@@ -507,22 +506,16 @@ class fetcher {
       if (m.dst == me) {
         inbox.emplace_back(static_cast<std::size_t>(m.box.size()));
         incoming.push_back(&m);
-        reqs.emplace_back();
-        check_mpi(MPI_Irecv(inbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.src, tag,
-                            g_.comm(), &reqs.back()),
-                  "MPI_Irecv");
+        irecv_chunked(inbox.back().data(), m.box.size(), m.src, tag, g_.comm(), reqs);
         g_.stats().received(kind, m.box.size() * static_cast<long long>(sizeof(V)));
       }
       if (m.src == me) {
         outbox.push_back(pack_piece(m));
-        reqs.emplace_back();
-        check_mpi(MPI_Isend(outbox.back().data(), mpi_count(m.box.size(), "compute"), mpi_type<V>(), m.dst, tag,
-                            g_.comm(), &reqs.back()),
-                  "MPI_Isend");
+        isend_chunked(outbox.back().data(), m.box.size(), m.dst, tag, g_.comm(), reqs);
         g_.stats().sent(kind, m.box.size() * static_cast<long long>(sizeof(V)));
       }
     }
-    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    wait_all(reqs);
     for (std::size_t q = 0; q < incoming.size(); ++q) copy_box(inbox[q].data(), incoming[q]->box, out, my_need, incoming[q]->box);
   }
 
@@ -852,8 +845,8 @@ struct entry_list {
 // (the sending ranks' order), relative to its own tile. Counts go first
 // (control traffic, not counted); the payload is counted as `kind`, one
 // message of entries * (order * sizeof(I) + sizeof(V)) bytes where it is
-// not empty. More than 2^31 - 1 coordinates in one message is an
-// overflow_error on every rank before any payload moves.
+// not empty, sent in pieces of at most mpi_chunk values (no size is
+// refused).
 template <class V, class I>
 entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_message>& msgs,
                                   const entry_list<V, I>& mine, const boxn& from, const std::vector<boxn>& tiles,
@@ -897,52 +890,40 @@ entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_m
     if (m.src == me) {
       counts[q] = static_cast<long long>(lists[list_of[q]].values.size());
       reqs.emplace_back();
-      check_mpi(MPI_Isend(&counts[q], 1, MPI_LONG_LONG, m.dst, 703, g.comm(), &reqs.back()), "MPI_Isend");
+      check_mpi(MPI_Isend(&counts[q], 1, MPI_LONG_LONG, m.dst, 30703, g.comm(), &reqs.back()), "MPI_Isend");
     } else if (m.dst == me) {
       reqs.emplace_back();
-      check_mpi(MPI_Irecv(&counts[q], 1, MPI_LONG_LONG, m.src, 703, g.comm(), &reqs.back()), "MPI_Irecv");
+      check_mpi(MPI_Irecv(&counts[q], 1, MPI_LONG_LONG, m.src, 30703, g.comm(), &reqs.back()), "MPI_Irecv");
     }
   }
-  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-  reqs.clear();
-  bool fits = true;
+  wait_all(reqs);
   long long received = 0;
   for (std::size_t q = 0; q < msgs.size(); ++q) {
     const box_message& m = msgs[q];
     if (m.dst == me) received += m.src == me ? static_cast<long long>(lists[list_of[q]].values.size()) : counts[q];
-    if ((m.src == me || m.dst == me) && m.src != m.dst)
-      fits = fits && counts[q] <= std::numeric_limits<int>::max() / static_cast<long long>(std::max<std::size_t>(order, 1));
   }
-  if (auto msg = first_failure(g, fits, "rank " + std::to_string(me) + " sends or receives a partial output of more "
-                                            "than 2^31 - 1 coordinates in one message"))
-    throw overflow_error("tensorlev::dist::compute: " + *msg);
-  // Payload: coordinates, then values.
+  // Payload: coordinates, then values (in pieces of at most mpi_chunk).
   std::vector<entry_list<V, I>> inbox(msgs.size());
   const long long entry_bytes = static_cast<long long>(order * sizeof(I) + sizeof(V));
+  const auto ord = static_cast<long long>(order);
   for (std::size_t q = 0; q < msgs.size(); ++q) {
     const box_message& m = msgs[q];
     if (m.src == m.dst || counts[q] == 0) continue;
-    const int n = static_cast<int>(counts[q]);
-    const int nc = static_cast<int>(counts[q] * static_cast<long long>(order));
     if (m.dst == me) {
-      inbox[q].coords.resize(static_cast<std::size_t>(nc));
-      inbox[q].values.resize(static_cast<std::size_t>(n));
-      reqs.emplace_back();
-      check_mpi(MPI_Irecv(inbox[q].coords.data(), nc, mpi_type<I>(), m.src, 704, g.comm(), &reqs.back()), "MPI_Irecv");
-      reqs.emplace_back();
-      check_mpi(MPI_Irecv(inbox[q].values.data(), n, mpi_type<V>(), m.src, 705, g.comm(), &reqs.back()), "MPI_Irecv");
+      inbox[q].coords.resize(static_cast<std::size_t>(counts[q] * ord));
+      inbox[q].values.resize(static_cast<std::size_t>(counts[q]));
+      irecv_chunked(inbox[q].coords.data(), counts[q] * ord, m.src, 30704, g.comm(), reqs);
+      irecv_chunked(inbox[q].values.data(), counts[q], m.src, 30705, g.comm(), reqs);
       g.stats().received(kind, counts[q] * entry_bytes);
     }
     if (m.src == me) {
       const entry_list<V, I>& l = lists[list_of[q]];
-      reqs.emplace_back();
-      check_mpi(MPI_Isend(l.coords.data(), nc, mpi_type<I>(), m.dst, 704, g.comm(), &reqs.back()), "MPI_Isend");
-      reqs.emplace_back();
-      check_mpi(MPI_Isend(l.values.data(), n, mpi_type<V>(), m.dst, 705, g.comm(), &reqs.back()), "MPI_Isend");
+      isend_chunked(l.coords.data(), counts[q] * ord, m.dst, 30704, g.comm(), reqs);
+      isend_chunked(l.values.data(), counts[q], m.dst, 30705, g.comm(), reqs);
       g.stats().sent(kind, counts[q] * entry_bytes);
     }
   }
-  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  wait_all(reqs);
   entry_list<V, I> got;
   got.coords.reserve(static_cast<std::size_t>(received) * order);
   got.values.reserve(static_cast<std::size_t>(received));
@@ -956,6 +937,39 @@ entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_m
   return got;
 }
 
+// The first exception one rank's local work throws (the generated kernel
+// on that rank's data: an index overflow, memory), kept so that the rank
+// still takes part in every collective of the statement; agree() then
+// throws on every rank: the failing rank its own exception, the others a
+// tensorlev::error naming the first failing rank and its message.
+class local_failure {
+ public:
+  template <class F>
+  void run(F&& f) {
+    if (error_) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      error_ = std::current_exception();
+      what_ = e.what();
+    } catch (...) {
+      error_ = std::current_exception();
+      what_ = "an exception not derived from std::exception";
+    }
+  }
+  [[nodiscard]] bool failed() const noexcept { return static_cast<bool>(error_); }
+  void agree(const machine_grid& g) const {
+    if (auto msg = first_failure(g, !error_, "rank " + std::to_string(g.rank()) + "'s local kernel: " + what_)) {
+      if (error_) std::rethrow_exception(error_);
+      throw error("tensorlev::dist::compute: " + *msg);
+    }
+  }
+
+ private:
+  std::exception_ptr error_;
+  std::string what_;
+};
+
 // Packs this rank's received entries in format F over a box of extents
 // dims (duplicates summed in the order received) where `here`, and agrees
 // on the outcome: whether entries pack depends on this rank's data (a
@@ -966,16 +980,24 @@ std::optional<tensor<V, F, I>> pack_entries(const machine_grid& g, bool here, st
                                             entry_list<V, I> got, const char* what) {
   std::optional<tensor<V, F, I>> piece;
   std::string why;
+  int overflow = 0;
   if (here) {
     try {
       piece.emplace(pack<F>(coordinate_list<V, I>(std::move(dims), std::move(got.coords), std::move(got.values)),
                             duplicates::sum));
+    } catch (const overflow_error& e) {
+      why = "rank " + std::to_string(g.rank()) + ": " + e.what();
+      overflow = 1;
     } catch (const std::exception& e) {
       why = "rank " + std::to_string(g.rank()) + ": " + e.what();
     }
   }
-  if (auto msg = first_failure(g, why.empty(), why))
-    throw shape_error(std::string("tensorlev::dist::compute: packing ") + what + " failed: " + *msg);
+  if (auto msg = first_failure(g, why.empty(), why)) {
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overflow, 1, MPI_INT, MPI_MAX, g.comm()), "MPI_Allreduce");
+    const std::string text = std::string("tensorlev::dist::compute: packing ") + what + " failed: " + *msg;
+    if (overflow) throw overflow_error(text);
+    throw shape_error(text);
+  }
   return piece;
 }
 
@@ -1087,6 +1109,7 @@ void stepped_products(const machine_grid& g, const statement_plan& pl, const sta
   std::array<std::vector<V>, n> scratch;
   std::array<boxn, n> have{};
   std::array<bool, n> per_step{};
+  std::array<bool, n> varies{};  // a sparse input's box changes with the step or tile
   std::array<std::vector<std::size_t>, n> ix;
   [&]<std::size_t... t>(std::index_sequence<t...>) {
     ((ix[t] = pl.indices(std::tuple_element_t<t, names>::value.view())), ...);
@@ -1096,6 +1119,8 @@ void stepped_products(const machine_grid& g, const statement_plan& pl, const sta
                        std::find(ix[q].begin(), ix[q].end(), pl.step_var) != ix[q].end();
     const char at = s.communicated_at(q);
     per_step[q] = reads && (at == 0 || at == pl.vars[pl.step_var]);
+    varies[q] = reads;
+    for (std::size_t v : pl.tile_vars) varies[q] = varies[q] || std::find(ix[q].begin(), ix[q].end(), v) != ix[q].end();
   }
   const std::size_t p = pl.range.size();
   // This step's slice of input q, in place when it is all of the fetched box.
@@ -1126,10 +1151,17 @@ void stepped_products(const machine_grid& g, const statement_plan& pl, const sta
         // in place where that is all of it).
         const auto fetch_sparse = [&]<std::size_t q>(std::integral_constant<std::size_t, q>) {
           if constexpr (!dense[q]) {
+            // Per step and tile where it reads the divided or a tiled
+            // variable, else the rank's block (as long as it runs at all,
+            // so that a rank with fewer steps changes nothing).
             std::vector<boxn> need;
-            for (std::size_t r = 0; r < p; ++r)
-              need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
-                                                      : boxn{ix[q].size(), {}, {}});
+            for (std::size_t r = 0; r < p; ++r) {
+              if (varies[q])
+                need.push_back(pl.runs_step(r, u, step) ? statement_plan::project(ix[q], pl.at(r, u, step))
+                                                        : boxn{ix[q].size(), {}, {}});
+              else
+                need.push_back(pl.runs_step(r, 0, 0) ? pl.box(ix[q], r) : boxn{ix[q].size(), {}, {}});
+            }
             std::get<q>(sparse).fetch(g, std::get<q>(ins), std::move(need));
           }
         };
@@ -1282,35 +1314,54 @@ void run_sparse_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const
   for (const box_message& m : msgs)
     direct = direct && m.src == m.dst && m.box == part[static_cast<std::size_t>(m.src)] &&
              m.box == otile[static_cast<std::size_t>(m.dst)];
+  local_failure fail;
   if (direct) {
     bool wrote = false;
     stepped_products<In...>(
         g, pl, s, me,
         [&](const auto& product, const statement_plan::ranges&, const auto&) {
-          tensorlev::compute(ex, access_of<Out>(out.local()), product);
+          fail.run([&] { tensorlev::compute(ex, access_of<Out>(out.local()), product); });
           wrote = true;
         },
         in...);
+    fail.agree(g);
     if (!wrote) out.local() = empty_piece(std::move(my_dims));
     return;
   }
   entry_list<V, I> mine;
   const boxn& pm = part[me];
+  std::vector<I> part_dims(N);
+  for (std::size_t d = 0; d < N; ++d) part_dims[d] = static_cast<I>(std::max(0LL, pm.hi[d] - pm.lo[d]));
   stepped_products<In...>(
       g, pl, s, me,
       [&](const auto& product, const statement_plan::ranges& rg, const auto&) {
-        const boxn sb = statement_plan::project(out_ix, rg);
-        std::vector<I> dims(N);
-        for (std::size_t d = 0; d < N; ++d) dims[d] = static_cast<I>(std::max(0LL, sb.hi[d] - sb.lo[d]));
-        piece_t step = empty_piece(std::move(dims));
-        tensorlev::compute(ex, access_of<Out>(step), product);
-        for_each_component(step, [&](const auto& c, const V& v) {
-          for (std::size_t d = 0; d < N; ++d)
-            mine.coords.push_back(static_cast<I>(static_cast<long long>(c[d]) + sb.lo[d] - pm.lo[d]));
-          mine.values.push_back(v);
+        fail.run([&] {
+          const boxn sb = statement_plan::project(out_ix, rg);
+          std::vector<I> dims(N);
+          for (std::size_t d = 0; d < N; ++d) dims[d] = static_cast<I>(std::max(0LL, sb.hi[d] - sb.lo[d]));
+          piece_t step = empty_piece(std::move(dims));
+          tensorlev::compute(ex, access_of<Out>(step), product);
+          for_each_component(step, [&](const auto& c, const V& v) {
+            for (std::size_t d = 0; d < N; ++d)
+              mine.coords.push_back(static_cast<I>(static_cast<long long>(c[d]) + sb.lo[d] - pm.lo[d]));
+            mine.values.push_back(v);
+          });
         });
       },
       in...);
+  // Steps or tiles that reach one coordinate more than once (a divided
+  // summed variable): summed here, so that each coordinate is sent once.
+  if (pl.nsteps > 1 || pl.ntiles > 1)
+    fail.run([&] {
+      const piece_t sum = pack<FO>(coordinate_list<V, I>(part_dims, std::move(mine.coords), std::move(mine.values)),
+                                   duplicates::sum);
+      mine = {};
+      for_each_component(sum, [&](const auto& c, const V& v) {
+        mine.coords.insert(mine.coords.end(), c.begin(), c.end());
+        mine.values.push_back(v);
+      });
+    });
+  fail.agree(g);
   entry_list<V, I> got = exchange_entries(g, msgs, mine, pm, otile, N, comm_kind::reduce);
   out.local() = std::move(*pack_entries<FO>(g, true, std::move(my_dims), std::move(got), "a sparse output"));
 }
@@ -1415,7 +1466,6 @@ void run_dense_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const 
   // (The holders of each partial come from an index of the output's
   // tiles: O(messages), not a test of every pair of ranks.)
   const std::vector<box_message> msgs = partial_messages(part, otile);
-  for (const auto& m : msgs) (void)mpi_count(m.box.size(), "compute: a partial output");
   std::fill(ov.begin(), ov.end(), V{});
   const boxn my_out = otile[me];
   // Summed in the order of the sending ranks on every holder, so the
@@ -1435,9 +1485,9 @@ template <fixed_string Out, fixed_string... In, class V, format_type FO, class D
 void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>& out, const statement_schedule& s,
                    const dist_tensor<V, FI, DI, I>&... in) {
   check_statement<Out, In...>(type_tag<FO>{}, type_tag<FI>{}...);
-  // A matrix product of dense boxes goes to gemm_add (sparse inputs run
-  // the generated kernel).
-  constexpr int np = (row_major_dense_v<FI> && ...) ? gemm_rows_vars<Out, In...>() : -1;
+  // A matrix product of dense boxes into a dense output goes to gemm_add
+  // (sparse inputs or outputs run the generated kernel).
+  constexpr int np = row_major_dense_v<FO> && (row_major_dense_v<FI> && ...) ? gemm_rows_vars<Out, In...>() : -1;
   const machine_grid& g = out.grid();
   std::string why = same_grid(fn, g, in...);
   statement_plan pl;

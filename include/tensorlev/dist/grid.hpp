@@ -90,6 +90,31 @@ void for_mpi_chunks(long long n, F&& f) {
   for (long long at = 0; at < n; at += step) f(at, static_cast<int>(std::min(step, n - at)));
 }
 
+/// Nonblocking send of n values at data to rank `peer` of c in pieces of at
+/// most mpi_chunk values, all with tag `tag`; the requests are appended to
+/// reqs. MPI matches the messages of one sender, tag and communicator in
+/// the order they were sent, so a receiver that posts irecv_chunked with
+/// the same n gets the pieces in order. n = 0 sends nothing.
+template <class T>
+void isend_chunked(const T* data, long long n, int peer, int tag, MPI_Comm c, std::vector<MPI_Request>& reqs) {
+  for_mpi_chunks(n, [&](long long at, int count) {
+    reqs.emplace_back();
+    check_mpi(MPI_Isend(data + at, count, mpi_type<T>(), peer, tag, c, &reqs.back()), "MPI_Isend");
+  });
+}
+/// The receiving side of isend_chunked.
+template <class T>
+void irecv_chunked(T* data, long long n, int peer, int tag, MPI_Comm c, std::vector<MPI_Request>& reqs) {
+  for_mpi_chunks(n, [&](long long at, int count) {
+    reqs.emplace_back();
+    check_mpi(MPI_Irecv(data + at, count, mpi_type<T>(), peer, tag, c, &reqs.back()), "MPI_Irecv");
+  });
+}
+inline void wait_all(std::vector<MPI_Request>& reqs) {
+  check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  reqs.clear();
+}
+
 /// In-place sum over communicator c of n values at data, in chunks (every
 /// rank of c passes the same n).
 template <class T>
@@ -273,10 +298,10 @@ class machine_grid {
       for (std::size_t k = 0; k < n_send && k < n_recv; ++k) recv[k] = send[k];
       return;
     }
-    check_mpi(MPI_Sendrecv(send, mpi_count(static_cast<long long>(n_send), "shift"), mpi_type<T>(), to, 71, recv,
-                           mpi_count(static_cast<long long>(n_recv), "shift"),
-                           mpi_type<T>(), from, 71, c, MPI_STATUS_IGNORE),
-              "MPI_Sendrecv");
+    std::vector<MPI_Request> reqs;  // in pieces of at most mpi_chunk values
+    detail::irecv_chunked(recv, static_cast<long long>(n_recv), from, 71, c, reqs);
+    detail::isend_chunked(send, static_cast<long long>(n_send), to, 71, c, reqs);
+    detail::wait_all(reqs);
     stats_.sent(comm_kind::shift, static_cast<long long>(n_send * sizeof(T)));
     if (to != (me + 1) % members && to != (me + members - 1) % members) ++stats_.far_shifts;
     stats_.received(comm_kind::shift, static_cast<long long>(n_recv * sizeof(T)));
@@ -342,53 +367,69 @@ class machine_grid {
 
   /// Personalized all-to-all over the grid: send[k] goes to rank k; returns
   /// what each rank sent here, concatenated in rank order, with counts.
+  /// One MPI_Alltoallv where every rank sends and receives at most
+  /// detail::mpi_chunk values (2^30), else point to point in pieces of that
+  /// size, so no total is refused; recv_counts (ints) must fit an int.
   template <class T>
   std::vector<T> alltoallv(const std::vector<std::vector<T>>& send, std::vector<int>* recv_counts = nullptr) const {
     const int p = size();
-    if (send.size() != static_cast<std::size_t>(p))
+    const auto up = static_cast<std::size_t>(p);
+    if (send.size() != up)
       throw shape_error("tensorlev::dist::machine_grid::alltoallv: one send buffer per rank is needed");
-    std::vector<int> scount(static_cast<std::size_t>(p)), rcount(static_cast<std::size_t>(p));
-    // Sizes are this rank's: agree on overflow before any exchange, so that
-    // every rank throws or none does.
-    long long stotal = 0;
-    int too_big = 0;
-    for (int k = 0; k < p; ++k) {
-      const std::size_t n = send[static_cast<std::size_t>(k)].size();
-      stotal += static_cast<long long>(n);
-      too_big |= n > static_cast<std::size_t>(INT32_MAX) || stotal > INT32_MAX ? 1 : 0;
-      scount[static_cast<std::size_t>(k)] = too_big ? 0 : static_cast<int>(n);
-    }
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &too_big, 1, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
-    if (too_big)
-      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values sent by one rank in one exchange");
-    check_mpi(MPI_Alltoall(scount.data(), 1, MPI_INT, rcount.data(), 1, MPI_INT, cart_), "MPI_Alltoall");
-    std::vector<int> sdispl(static_cast<std::size_t>(p)), rdispl(static_cast<std::size_t>(p));
-    stotal = 0;
-    long long rtotal = 0;
-    for (std::size_t k = 0; k < static_cast<std::size_t>(p); ++k) {
-      sdispl[k] = static_cast<int>(stotal);
-      rdispl[k] = rtotal > INT32_MAX ? 0 : static_cast<int>(rtotal);
+    std::vector<long long> scount(up), rcount(up);
+    for (std::size_t k = 0; k < up; ++k) scount[k] = static_cast<long long>(send[k].size());
+    check_mpi(MPI_Alltoall(scount.data(), 1, MPI_LONG_LONG, rcount.data(), 1, MPI_LONG_LONG, cart_), "MPI_Alltoall");
+    long long stotal = 0, rtotal = 0, rmax = 0;
+    for (std::size_t k = 0; k < up; ++k) {
       stotal += scount[k];
       rtotal += rcount[k];
+      rmax = std::max(rmax, rcount[k]);
     }
-    int recv_too_big = rtotal > INT32_MAX ? 1 : 0;
-    check_mpi(MPI_Allreduce(MPI_IN_PLACE, &recv_too_big, 1, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
-    if (recv_too_big)
-      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values received by one rank in one exchange");
-    std::vector<T> sbuf;
-    sbuf.reserve(static_cast<std::size_t>(stotal));
-    for (const auto& s : send) sbuf.insert(sbuf.end(), s.begin(), s.end());
+    // Agreed on every rank: whether one MPI_Alltoallv carries it all, and
+    // whether the receive counts asked for fit ints.
+    const long long limit = std::min<long long>(detail::mpi_chunk > 0 ? detail::mpi_chunk : INT32_MAX, INT32_MAX);
+    int flags[2] = {stotal > limit || rtotal > limit ? 1 : 0, recv_counts != nullptr && rmax > INT32_MAX ? 1 : 0};
+    check_mpi(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
+    if (flags[1])
+      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values received from one rank in one exchange "
+                           "whose counts are kept as ints");
     std::vector<T> rbuf(static_cast<std::size_t>(rtotal));
-    check_mpi(MPI_Alltoallv(sbuf.data(), scount.data(), sdispl.data(), mpi_type<T>(), rbuf.data(), rcount.data(),
-                            rdispl.data(), mpi_type<T>(), cart_),
-              "MPI_Alltoallv");
-    for (int k = 0; k < p; ++k) {
-      if (k == rank_) continue;
-      const auto uk = static_cast<std::size_t>(k);
-      if (scount[uk] > 0) stats_.sent(comm_kind::alltoall, static_cast<long long>(scount[uk]) * sizeof(T));
-      if (rcount[uk] > 0) stats_.received(comm_kind::alltoall, static_cast<long long>(rcount[uk]) * sizeof(T));
+    if (!flags[0]) {
+      std::vector<int> sc(up), rc(up), sd(up), rd(up);
+      int so = 0, ro = 0;
+      for (std::size_t k = 0; k < up; ++k) {
+        sc[k] = static_cast<int>(scount[k]);
+        rc[k] = static_cast<int>(rcount[k]);
+        sd[k] = so;
+        rd[k] = ro;
+        so += sc[k];
+        ro += rc[k];
+      }
+      std::vector<T> sbuf;
+      sbuf.reserve(static_cast<std::size_t>(stotal));
+      for (const auto& s : send) sbuf.insert(sbuf.end(), s.begin(), s.end());
+      check_mpi(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), mpi_type<T>(), rbuf.data(), rc.data(), rd.data(),
+                              mpi_type<T>(), cart_),
+                "MPI_Alltoallv");
+    } else {
+      std::vector<MPI_Request> reqs;
+      long long at = 0;
+      for (std::size_t k = 0; k < up; ++k) {
+        const int r = static_cast<int>(k);
+        if (r == rank_) std::copy(send[k].begin(), send[k].end(), rbuf.begin() + static_cast<std::ptrdiff_t>(at));
+        else detail::irecv_chunked(rbuf.data() + at, rcount[k], r, 73, cart_, reqs);
+        at += rcount[k];
+      }
+      for (std::size_t k = 0; k < up; ++k)
+        if (static_cast<int>(k) != rank_) detail::isend_chunked(send[k].data(), scount[k], static_cast<int>(k), 73, cart_, reqs);
+      detail::wait_all(reqs);
     }
-    if (recv_counts != nullptr) *recv_counts = std::move(rcount);
+    for (std::size_t k = 0; k < up; ++k) {
+      if (static_cast<int>(k) == rank_) continue;
+      if (scount[k] > 0) stats_.sent(comm_kind::alltoall, scount[k] * static_cast<long long>(sizeof(T)));
+      if (rcount[k] > 0) stats_.received(comm_kind::alltoall, rcount[k] * static_cast<long long>(sizeof(T)));
+    }
+    if (recv_counts != nullptr) recv_counts->assign(rcount.begin(), rcount.end());
     return rbuf;
   }
 
