@@ -1730,10 +1730,11 @@ TEST(DistEinsum, TableIvKernelsMatchOneNode) {
 // Collectives and point-to-point messages in pieces of at most
 // detail::mpi_chunk values (2^30 in use, so that a block of 2^31 values or
 // more is moved rather than refused), lowered here to 5: the grid's
-// broadcast, reduce_sum and allreduce_sum, einsum_distributed's partial
-// sums, the engine's boxes, shifts and sparse entries, the all-to-all and
-// spmv_cols' running sum give what one call gives, for counts below, at
-// and across the chunk size.
+// broadcast, reduce_sum, allreduce_sum and shift, einsum_distributed's
+// partial sums, the engine's boxes (Cannon's shifts are the fetcher's
+// messages) and sparse entries, the all-to-all and spmv_cols' running sum
+// give what one call gives, for counts below, at and across the chunk
+// size.
 TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
   struct restore {
     long long old = tensorlev::dist::detail::mpi_chunk;
@@ -1801,6 +1802,15 @@ TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
   compute(dsC(i, j) = dsA(i, k) * sBk(k, j), statement_schedule().distribute("ik"));
   sparse_rows();
   spmv_cols_case<csr>(24, 24, reduction::sequential);
+  // The grid's shift around the ring: 12 values (three pieces) and 4 (one
+  // MPI_Sendrecv).
+  for (const std::size_t n : {12u, 4u}) {
+    std::vector<double> out(n), in(n, -1.0);
+    for (std::size_t q = 0; q < n; ++q) out[q] = 1000.0 * me + static_cast<double>(q);
+    const int from = (me + p - 1) % p;
+    g.shift(out.data(), n, (me + 1) % p, in.data(), n, from, g.comm());
+    for (std::size_t q = 0; q < n; ++q) EXPECT_EQ(in[q], 1000.0 * from + static_cast<double>(q)) << "shift of " << n;
+  }
   // Partial sums over split reductions, with blocks of more than 5 values.
   std::size_t bad = 0;
   bad += einsum_case("ij,jk->ik", {6, 7, 8});

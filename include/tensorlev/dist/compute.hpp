@@ -96,7 +96,6 @@
 #include <array>
 #include <concepts>
 #include <cstdlib>
-#include <exception>
 #include <limits>
 #include <optional>
 #include <string>
@@ -937,36 +936,50 @@ entry_list<V, I> exchange_entries(const machine_grid& g, const std::vector<box_m
   return got;
 }
 
+// Tests only: the rank whose local kernel throws an injected
+// overflow_error in compute's next statements (-1: none).
+inline int fail_local_kernel_on_rank = -1;
+
 // The first exception one rank's local work throws (the generated kernel
 // on that rank's data: an index overflow, memory), kept so that the rank
 // still takes part in every collective of the statement; agree() then
-// throws on every rank: the failing rank its own exception, the others a
-// tensorlev::error naming the first failing rank and its message.
+// throws the same type on every rank (overflow_error where the first
+// failure was one, else tensorlev::error), naming the first failing rank
+// and its message.
 class local_failure {
  public:
+  explicit local_failure(const machine_grid& g) : rank_(g.rank()) {}
   template <class F>
   void run(F&& f) {
-    if (error_) return;
+    if (failed_) return;
     try {
+      if (fail_local_kernel_on_rank == rank_) throw overflow_error("an injected failure (test)");
       f();
+    } catch (const overflow_error& e) {
+      failed_ = overflow_ = true;
+      what_ = e.what();
     } catch (const std::exception& e) {
-      error_ = std::current_exception();
+      failed_ = true;
       what_ = e.what();
     } catch (...) {
-      error_ = std::current_exception();
+      failed_ = true;
       what_ = "an exception not derived from std::exception";
     }
   }
-  [[nodiscard]] bool failed() const noexcept { return static_cast<bool>(error_); }
   void agree(const machine_grid& g) const {
-    if (auto msg = first_failure(g, !error_, "rank " + std::to_string(g.rank()) + "'s local kernel: " + what_)) {
-      if (error_) std::rethrow_exception(error_);
-      throw error("tensorlev::dist::compute: " + *msg);
+    if (auto msg = first_failure(g, !failed_, "rank " + std::to_string(rank_) + "'s local kernel: " + what_)) {
+      int overflow = overflow_ ? 1 : 0;
+      check_mpi(MPI_Allreduce(MPI_IN_PLACE, &overflow, 1, MPI_INT, MPI_MAX, g.comm()), "MPI_Allreduce");
+      const std::string text = "tensorlev::dist::compute: " + *msg;
+      if (overflow) throw overflow_error(text);
+      throw error(text);
     }
   }
 
  private:
-  std::exception_ptr error_;
+  int rank_;
+  bool failed_ = false;
+  bool overflow_ = false;
   std::string what_;
 };
 
@@ -1314,7 +1327,7 @@ void run_sparse_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const
   for (const box_message& m : msgs)
     direct = direct && m.src == m.dst && m.box == part[static_cast<std::size_t>(m.src)] &&
              m.box == otile[static_cast<std::size_t>(m.dst)];
-  local_failure fail;
+  local_failure fail(g);
   if (direct) {
     bool wrote = false;
     stepped_products<In...>(
@@ -1349,9 +1362,12 @@ void run_sparse_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const
         });
       },
       in...);
-  // Steps or tiles that reach one coordinate more than once (a divided
-  // summed variable): summed here, so that each coordinate is sent once.
-  if (pl.nsteps > 1 || pl.ntiles > 1)
+  // Steps of a divided summed variable reach one coordinate more than
+  // once: summed here, so that each coordinate is sent once (tiles and
+  // steps of output variables are disjoint).
+  const bool summed_steps = pl.nsteps > 1 && pl.step_var != std::string::npos &&
+                            Out.view().find(pl.vars[pl.step_var]) == std::string_view::npos;
+  if (summed_steps)
     fail.run([&] {
       const piece_t sum = pack<FO>(coordinate_list<V, I>(part_dims, std::move(mine.coords), std::move(mine.values)),
                                    duplicates::sum);
@@ -1385,9 +1401,10 @@ void run_dense_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const 
     }(std::make_index_sequence<Out.view().size()>{});
   };
   std::vector<V> step_out;
+  local_failure fail(g);  // one rank's exception, thrown on every rank before the partials move
   stepped_products<In...>(
       g, pl, s, me,
-      [&](const auto& product, const statement_plan::ranges& rg, const auto& spans) {
+      [&](const auto& product, const statement_plan::ranges& rg, const auto& spans) { fail.run([&] {
         const boxn sb = statement_plan::project(out_ix, rg);
         // The leaf: a matrix product of the boxes (BLAS when linked and
         // not turned off) when the statement has that shape (GEMM, TTM,
@@ -1425,8 +1442,9 @@ void run_dense_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const 
           for (long long q = 0; q < len; ++q)
             partial[static_cast<std::size_t>(ot + q)] += step_out[static_cast<std::size_t>(of + q)];
         });
-      },
+      }); },
       in...);
+  fail.agree(g);
   const auto [otile, oowner] = tiles_of(out, pl.coords);
   (void)oowner;
   auto ov = out.local().values();

@@ -85,8 +85,11 @@ inline long long mpi_chunk = 1LL << 30;
 /// [0, n), each at most mpi_chunk values (count an int), none when n is 0:
 /// ranks that pass the same n make the same calls.
 template <class F>
-void for_mpi_chunks(long long n, F&& f) {
-  const long long step = mpi_chunk > 0 && mpi_chunk <= 2147483647LL ? mpi_chunk : 2147483647LL;
+void for_mpi_chunks(long long n, F&& f, std::size_t bytes_per_value = 1) {
+  // At most mpi_chunk values and at most 2^31 - 1 bytes a piece (some MPI
+  // transports mishandle larger messages).
+  const long long cap = 2147483647LL / static_cast<long long>(bytes_per_value > 0 ? bytes_per_value : 1);
+  const long long step = std::max(1LL, mpi_chunk > 0 && mpi_chunk <= cap ? mpi_chunk : cap);
   for (long long at = 0; at < n; at += step) f(at, static_cast<int>(std::min(step, n - at)));
 }
 
@@ -100,7 +103,7 @@ void isend_chunked(const T* data, long long n, int peer, int tag, MPI_Comm c, st
   for_mpi_chunks(n, [&](long long at, int count) {
     reqs.emplace_back();
     check_mpi(MPI_Isend(data + at, count, mpi_type<T>(), peer, tag, c, &reqs.back()), "MPI_Isend");
-  });
+  }, sizeof(T));
 }
 /// The receiving side of isend_chunked.
 template <class T>
@@ -108,7 +111,7 @@ void irecv_chunked(T* data, long long n, int peer, int tag, MPI_Comm c, std::vec
   for_mpi_chunks(n, [&](long long at, int count) {
     reqs.emplace_back();
     check_mpi(MPI_Irecv(data + at, count, mpi_type<T>(), peer, tag, c, &reqs.back()), "MPI_Irecv");
-  });
+  }, sizeof(T));
 }
 inline void wait_all(std::vector<MPI_Request>& reqs) {
   check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
@@ -121,7 +124,7 @@ template <class T>
 void allreduce_sum_chunked(T* data, long long n, MPI_Comm c) {
   for_mpi_chunks(n, [&](long long at, int count) {
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, data + at, count, mpi_type<T>(), MPI_SUM, c), "MPI_Allreduce");
-  });
+  }, sizeof(T));
 }
 }  // namespace detail
 
@@ -276,7 +279,7 @@ class machine_grid {
     if (members > 1 && n > 0) {  // n is the same on every rank: all skip together
       detail::for_mpi_chunks(static_cast<long long>(n), [&](long long at, int count) {
         check_mpi(MPI_Bcast(data + at, count, mpi_type<T>(), root, c), "MPI_Bcast");
-      });
+      }, sizeof(T));
       const long long bytes = static_cast<long long>(n * sizeof(T));
       if (me == root)
         for (int k = 1; k < members; ++k) stats_.sent(comm_kind::broadcast, bytes);
@@ -291,6 +294,8 @@ class machine_grid {
 
   /// Shift: send n_send values to rank `to` and receive n_recv from rank
   /// `from` of communicator c (a neighbour exchange; no-op onto itself).
+  /// n_recv is what `from` sends (above detail::mpi_chunk values the
+  /// message goes in pieces, matched one by one).
   template <class T>
   void shift(const T* send, std::size_t n_send, int to, T* recv, std::size_t n_recv, int from, MPI_Comm c) const {
     const auto [me, members] = rank_and_size(c);
@@ -298,10 +303,18 @@ class machine_grid {
       for (std::size_t k = 0; k < n_send && k < n_recv; ++k) recv[k] = send[k];
       return;
     }
-    std::vector<MPI_Request> reqs;  // in pieces of at most mpi_chunk values
-    detail::irecv_chunked(recv, static_cast<long long>(n_recv), from, 71, c, reqs);
-    detail::isend_chunked(send, static_cast<long long>(n_send), to, 71, c, reqs);
-    detail::wait_all(reqs);
+    const auto limit = static_cast<std::size_t>(std::min<long long>(
+        detail::mpi_chunk > 0 ? detail::mpi_chunk : INT32_MAX, INT32_MAX / static_cast<long long>(sizeof(T))));
+    if (n_send <= limit && n_recv <= limit) {
+      check_mpi(MPI_Sendrecv(send, static_cast<int>(n_send), mpi_type<T>(), to, 71, recv, static_cast<int>(n_recv),
+                             mpi_type<T>(), from, 71, c, MPI_STATUS_IGNORE),
+                "MPI_Sendrecv");
+    } else {  // in pieces: n_recv must then be what `from` sends
+      std::vector<MPI_Request> reqs;
+      detail::irecv_chunked(recv, static_cast<long long>(n_recv), from, 71, c, reqs);
+      detail::isend_chunked(send, static_cast<long long>(n_send), to, 71, c, reqs);
+      detail::wait_all(reqs);
+    }
     stats_.sent(comm_kind::shift, static_cast<long long>(n_send * sizeof(T)));
     if (to != (me + 1) % members && to != (me + members - 1) % members) ++stats_.far_shifts;
     stats_.received(comm_kind::shift, static_cast<long long>(n_recv * sizeof(T)));
@@ -338,7 +351,7 @@ class machine_grid {
         check_mpi(MPI_Reduce(MPI_IN_PLACE, data + at, count, mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
       else
         check_mpi(MPI_Reduce(data + at, nullptr, count, mpi_type<T>(), MPI_SUM, root, c), "MPI_Reduce");
-    });
+    }, sizeof(T));
     if (me == root) {
       for (int k = 1; k < members; ++k) stats_.received(comm_kind::reduce, bytes);
     } else {
@@ -387,12 +400,15 @@ class machine_grid {
     }
     // Agreed on every rank: whether one MPI_Alltoallv carries it all, and
     // whether the receive counts asked for fit ints.
-    const long long limit = std::min<long long>(detail::mpi_chunk > 0 ? detail::mpi_chunk : INT32_MAX, INT32_MAX);
-    int flags[2] = {stotal > limit || rtotal > limit ? 1 : 0, recv_counts != nullptr && rmax > INT32_MAX ? 1 : 0};
+    const long long limit = std::min<long long>(detail::mpi_chunk > 0 ? detail::mpi_chunk : INT32_MAX,
+                                                INT32_MAX / static_cast<long long>(sizeof(T)));
+    // (int counts imply int offsets: the totals must fit too.)
+    int flags[2] = {stotal > limit || rtotal > limit ? 1 : 0,
+                    recv_counts != nullptr && (rmax > INT32_MAX || rtotal > INT32_MAX || stotal > INT32_MAX) ? 1 : 0};
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, cart_), "MPI_Allreduce");
     if (flags[1])
-      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values received from one rank in one exchange "
-                           "whose counts are kept as ints");
+      throw overflow_error("tensorlev::dist: more than 2^31 - 1 values sent or received by one rank in an "
+                           "exchange whose counts are kept as ints");
     std::vector<T> rbuf(static_cast<std::size_t>(rtotal));
     if (!flags[0]) {
       std::vector<int> sc(up), rc(up), sd(up), rd(up);
