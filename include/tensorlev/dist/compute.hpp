@@ -72,8 +72,9 @@
 /// Where every rank's block is its own output piece, in one step and one
 /// tile, and the output is not also an input, the kernel writes the piece
 /// directly and nothing moves. An exception of one rank's kernel (an index
-/// overflow) is thrown on every rank once the statement's communication
-/// is done: that rank's own, a tensorlev::error naming it elsewhere.
+/// overflow) is thrown on every rank once the statement's fetches are
+/// done, with one type everywhere (overflow_error where it was one, else
+/// tensorlev::error), naming the rank.
 ///
 /// Inputs may be in any format. A sparse input (or a dense one not
 /// row-major) is used in place where each rank's block is exactly its own
