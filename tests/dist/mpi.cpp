@@ -1790,13 +1790,17 @@ TEST(DistEinsum, ChunkedCollectivesAgreeWithOneCall) {
   auto dsC = distribute<csr>(plane, distribution_map<distribution<"xy->x*">>({9, 8}, plane.extents()),
                              p0 ? &sC : nullptr);
   const auto sparse_rows = [&] {
-    if (dsC.holds()) EXPECT_EQ(to_dense(dsC.local()), sub_block(to_dense(sC), 8, *dsC.box())) << "rank " << plane.rank();
+    if (dsC.holds()) {
+      EXPECT_EQ(to_dense(dsC.local()), sub_block(to_dense(sC), 8, *dsC.box())) << "rank " << plane.rank();
+    }
   };
   compute(dsC(i, j) = dsA(i, k) * dsB(k, j), statement_schedule::summa(0));
   sparse_rows();
   const auto rA = redistribute<coo>(dsA, distribution_map<distribution<"xy->yx">>({9, 7}, plane.extents()));
   const auto back = gather<csr>(rA);
-  if (p0) EXPECT_EQ(to_dense(*back), to_dense(sA)) << "redistribute and gather in pieces of 5";
+  if (p0) {
+    EXPECT_EQ(to_dense(*back), to_dense(sA)) << "redistribute and gather in pieces of 5";
+  }
   const auto sBk = distribute<csr>(plane, distribution_map<distribution<"xy->*x">>({7, 8}, plane.extents()),
                                    p0 ? &sB : nullptr);
   compute(dsC(i, j) = dsA(i, k) * sBk(k, j), statement_schedule().distribute("ik"));

@@ -563,6 +563,64 @@ TEST(DistSparseOutputs, OneRanksFailureReachesEveryRank) {
   expect_piece(dC, Cd, "dense output after a failure");
 }
 
+// The ranks' blocks follow the tensors' split points (the output's first):
+// rows split unevenly (as split_policy::nonzeros splits them) in A, y and
+// C: SpMV and SpGEMM (B replicated) move nothing of A and write their
+// pieces in place; an input split otherwise than the output moves to the
+// output's blocks.
+TEST(DistSparseOutputs, BlocksFollowTheTensorsSplits) {
+  machine_grid line(MPI_COMM_WORLD, {0});
+  const int p = line.size();
+  const bool l0 = line.rank() == 0;
+  const int m = 3 * p + 2, n = 7;
+  // Uneven rows: rank r holds 1 row for r < p - 1, the last rank the rest.
+  std::vector<long long> sp(static_cast<std::size_t>(p) + 1);
+  for (int r = 0; r <= p; ++r) sp[static_cast<std::size_t>(r)] = r < p ? r : m;
+  const auto A = random_matrix<csr>(m, n, 0.5, 71u);
+  const auto B = random_matrix<csr>(n, 5, 0.5, 72u);
+  const auto x = random_matrix<dense_row_major>(n, 1, 1.0, 73u);
+  tensor<double, dense_vector> xv({n});
+  std::copy(x.values().begin(), x.values().end(), xv.values().begin());
+  tensor<double, dense_vector> y({m});
+  y(i) = A(i, k) * xv(k);
+  const tensor<double, csr> C0 = pack<csr>(coordinate_list<double, int>({m, 5}));
+  tensor<double, csr> C = C0;
+  C(i, j) = A(i, k) * B(k, j);
+  distribution_map<distribution<"xy->x">> rows({m, n}, line.extents());
+  rows.set_splits(0, sp);
+  distribution_map<distribution<"xy->x">> crow({m, 5}, line.extents());
+  crow.set_splits(0, sp);
+  distribution_map<distribution<"x->x">> yrow({m}, line.extents());
+  yrow.set_splits(0, sp);
+  const auto dA = distribute<csr>(line, rows, l0 ? &A : nullptr);
+  const auto rB = distribute<csr>(line, distribution_map<distribution<"xy->*">>({n, 5}, line.extents()), l0 ? &B : nullptr);
+  const auto rx = distribute<dense_vector>(line, distribution_map<distribution<"x->*">>({n}, line.extents()),
+                                           l0 ? &xv : nullptr);
+  auto dy = distribute<dense_vector>(line, yrow, l0 ? &y : nullptr);
+  std::fill(dy.local().values().begin(), dy.local().values().end(), -1.0);
+  line.stats().reset();
+  compute(dy(i) = dA(i, k) * rx(k), statement_schedule().distribute("i"));
+  EXPECT_EQ(line.stats().total().bytes_sent, 0) << "SpMV over uneven rows moves nothing";
+  for (std::size_t q = 0; q < dy.local().values().size(); ++q)
+    EXPECT_EQ(dy.local().values()[q], y.values()[static_cast<std::size_t>(dy.offset(0)) + q]);
+  auto dC = distribute<csr>(line, crow, l0 ? &C0 : nullptr);
+  line.stats().reset();
+  compute(dC(i, j) = dA(i, k) * rB(k, j), statement_schedule().distribute("i"));
+  EXPECT_EQ(line.stats().total().bytes_sent, 0) << "SpGEMM over uneven rows moves nothing";
+  expect_piece(dC, C, "SpGEMM over uneven rows");
+  // A in even rows, C uneven: the blocks are C's, A's rows move to them.
+  const auto eA = distribute<coo>(line, distribution_map<distribution<"xy->x">>({m, n}, line.extents()),
+                                  l0 ? &A : nullptr);
+  compute(dC(i, j) = eA(i, k) * rB(k, j), statement_schedule().distribute("i"));
+  expect_piece(dC, C, "SpGEMM, A in even rows into uneven C");
+  const double uneven = reduce<"ik", "k">(statement_schedule().distribute("i"), dA, rx);
+  const double even = reduce<"ik", "k">(statement_schedule().distribute("i"), eA, rx);
+  double want = 0;
+  for (double v : y.values()) want += v;
+  EXPECT_EQ(uneven, want) << "reduce over uneven rows";
+  EXPECT_EQ(even, want) << "reduce over even rows";
+}
+
 // The stored entries of matrix t inside rows [r0, r1) and columns [c0, c1).
 template <class T>
 long long nnz_in(const T& t, std::array<long long, 2> rows, std::array<long long, 2> cols) {

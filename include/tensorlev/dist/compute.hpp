@@ -17,7 +17,10 @@
 /// The strings name each tensor's index variables (output first); variables
 /// missing from the output are summed. The schedule:
 /// - `distribute(vars)`: machine dimension m divides variable vars[m] into
-///   blocks, so each rank runs one block of the iteration space:
+///   blocks (at the split points of the first tensor, the output first,
+///   whose distribution partitions that variable over m, so the blocks
+///   are the pieces it holds; even blocks where none does), so each rank
+///   runs one block of the iteration space:
 ///   distributed output variables give owner-computes, a distributed
 ///   summed variable a distributed reduction.
 /// - `divide(v, n)` / `split(v, chunk)`: the rank's range of v runs as n
@@ -620,12 +623,15 @@ struct statement_plan {
 };
 
 // Variables, extents (checked across tensors), every rank's block, steps
-// and tiles. names/dims: the output's first when has_output. step_splits:
+// and tiles. var_splits[m]: the split points of the variable machine
+// dimension m distributes (a tensor's, from var_splits_of), else even
+// blocks. names/dims: the output's first when has_output. step_splits:
 // the inputs' split points along the divided variable (divide_at_splits).
 inline statement_plan plan_statement(const char* fn, const machine_grid& g, const statement_schedule& s,
                                      const std::vector<std::string_view>& names,
                                      const std::vector<const std::vector<long long>*>& dims, bool has_output,
-                                     const std::vector<long long>& step_splits = {}) {
+                                     const std::vector<long long>& step_splits = {},
+                                     const std::vector<std::vector<long long>>& var_splits = {}) {
   const std::size_t inputs = names.size() - (has_output ? 1 : 0);
   statement_plan pl;
   const std::string where = std::string("tensorlev::dist::") + fn + ": ";
@@ -657,8 +663,15 @@ inline statement_plan plan_statement(const char* fn, const machine_grid& g, cons
     std::vector<std::array<long long, 2>> rg;
     for (std::size_t v = 0; v < pl.vars.size(); ++v) {
       const auto m = dist.find(pl.vars[v]);
-      if (m == std::string::npos) rg.push_back({0, pl.extent[v]});
-      else rg.push_back(block_bounds(pl.extent[v], g.dims()[m], pl.coords.back()[m]));
+      if (m == std::string::npos) {
+        rg.push_back({0, pl.extent[v]});
+      } else if (m < var_splits.size() && var_splits[m].size() == static_cast<std::size_t>(g.dims()[m]) + 1 &&
+                 var_splits[m].back() == pl.extent[v]) {
+        const auto c = static_cast<std::size_t>(pl.coords.back()[m]);
+        rg.push_back({var_splits[m][c], var_splits[m][c + 1]});  // a tensor's split points
+      } else {
+        rg.push_back(block_bounds(pl.extent[v], g.dims()[m], pl.coords.back()[m]));
+      }
     }
     pl.range.push_back(std::move(rg));
   }
@@ -1497,6 +1510,31 @@ void run_dense_output(const executor& ex, dist_tensor<V, FO, DO, I>& out, const 
                     });
 }
 
+// For each machine dimension m, the split points of the variable the
+// schedule distributes over it, taken from the first of the tensors (the
+// output first) whose distribution partitions that variable's dimension
+// over m: the ranks' blocks of the iteration space are then the pieces
+// that tensor already holds (owner computes), so nothing of it moves and
+// tensors split by stored entries (split_policy::nonzeros) keep their
+// balance. Empty (even blocks) where no tensor does.
+template <fixed_string... S, class... T>
+std::vector<std::vector<long long>> var_splits_of(const statement_schedule& s, const T&... t) {
+  const std::string& dist = s.distributed();
+  std::vector<std::vector<long long>> out(dist.size());
+  const auto take = [&](std::string_view names, const auto& x) {
+    using D = typename std::remove_cvref_t<decltype(x)>::distribution_type;
+    const dist_statement& st = D::statement();
+    for (std::size_t m = 0; m < dist.size() && m < st.machine_order; ++m) {
+      const machine_dim& md = st.machine[m];
+      if (out[m].empty() && md.kind == machine_dim_kind::partition && md.tensor_dim < names.size() &&
+          names[md.tensor_dim] == dist[m])
+        out[m] = x.map().splits(md.tensor_dim);
+    }
+  };
+  (take(S.view(), t), ...);
+  return out;
+}
+
 // The engine: out(Out) = the product of in...(In) as schedule s says,
 // errors named after `fn` (compute, matmul, summa, cannon).
 template <fixed_string Out, fixed_string... In, class V, format_type FO, class DO, index_type I, format_type... FI,
@@ -1513,7 +1551,7 @@ void run_statement(const char* fn, const executor& ex, dist_tensor<V, FO, DO, I>
   std::string leaf;
   if (why.empty()) {
     pl = plan_statement(fn, g, s, {Out.view(), In.view()...}, {&out.dims(), &in.dims()...}, true,
-                        step_splits<In...>(s, Out.view(), in...));
+                        step_splits<In...>(s, Out.view(), in...), var_splits_of<Out, In...>(s, out, in...));
     why = pl.why;
   }
   // The leaf order matters where gemm_add generates the leaf (no BLAS,
@@ -1607,7 +1645,8 @@ template <fixed_string... In, class V, index_type I, format_type... FI, class...
   detail::statement_plan pl;
   if (why.empty()) {
     pl = detail::plan_statement("reduce", g, s, {In.view()...}, {&in.dims()...}, false,
-                                detail::step_splits<In...>(s, std::string_view{}, in...));
+                                detail::step_splits<In...>(s, std::string_view{}, in...),
+                                detail::var_splits_of<In...>(s, in...));
     why = pl.why;
   }
   agree(g, why.empty(), why);
