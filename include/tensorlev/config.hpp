@@ -30,6 +30,18 @@
 #define TENSORLEV_PREFETCH(p) ((void)(p))
 #endif
 
+/// `TENSORLEV_ROLLED_LOOP`: before a loop of a constant trip count that
+/// should be vectorized as a loop: keeps GCC from unrolling it completely
+/// before its loop vectorizer runs. Unrolled first, a 16-wide workspace
+/// becomes 16 scalars that GCC 12's SLP pass does not put back together
+/// (CSF MTTKRP on Zen 4: 16 scalar multiplications per entry, 2.2x slower;
+/// bench/README.md, "Rolled loops"). Nothing with other compilers.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define TENSORLEV_ROLLED_LOOP _Pragma("GCC unroll 1")
+#else
+#define TENSORLEV_ROLLED_LOOP
+#endif
+
 /// `TENSORLEV_HOIST_SPECIALIZE`: 1 where a hoisted sub-nest (CSF MTTKRP's,
 /// kernel::hoisted) is specialized for registers: the first entry a fibre
 /// reaches stores into the workspace (no zeroing per fibre), and where the

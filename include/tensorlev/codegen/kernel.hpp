@@ -656,7 +656,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     constexpr std::size_t VI = var_index(O.vars[O.n - 1]);
     if constexpr (constexpr int N = hoist_width(Abs); N != 0) {
       // v's extent is N (fibres): t and, with the buffered output row, its
-      // sums w = tgt fit in registers.
+      // sums w = tgt fit in registers. Every loop over r here, in
+      // fibres_fixed and in leaf_fixed is a rolled loop (config.hpp): GCC
+      // then vectorizes it, where unrolled first t became N scalars.
       constexpr mask_t Cb = (Abs & ~hoist_width_mask) | combine_bit;
       V t[N];
       st.hoist_any = false;
@@ -672,10 +674,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           // kept the row's sums in memory (FB15k-237, R = 16: 3.4 ms
           // against 1.9; bench/README.md).
           V s[N];
+          TENSORLEV_ROLLED_LOOP
           for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
             s[r] = t[r] * eval<E, 0, 1, Cb>(*st.expr, st, at_v_next<hoisted_accs | 1U>(st, cs, c0, static_cast<I>(r)));
+          TENSORLEV_ROLLED_LOOP
           for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) (&tgt)[r] += s[r];
         } else {
+          TENSORLEV_ROLLED_LOOP
           for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
             const cursor c = at_v_next<hoisted_accs | 1U>(st, cs, c0, static_cast<I>(r));
             to_output(st, c, t[r] * eval<E, 0, 1, Cb>(*st.expr, st, c));
@@ -784,11 +789,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     constexpr int N = hoist_width(Abs);
     if constexpr (buffered) {
       V w[N];
+      TENSORLEV_ROLLED_LOOP
       for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) w[r] = V{};
       st.fibre_any = false;
       loop_nest<Dp, Abs>(st, cs, w[0]);
       // A row no fibre reached gets nothing (as the unbuffered loops).
       if (st.fibre_any)
+        TENSORLEV_ROLLED_LOOP
         for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
           to_output(st, at_v<1U>(st, cs, static_cast<I>(r)), w[r]);
     } else {
@@ -806,8 +813,10 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     // tgt, every store might alias the operands' values).
     const cursor c0 = at_v<inner_accs>(st, cs, I(0));
     V s[N];
+    TENSORLEV_ROLLED_LOOP
     for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r)
       s[r] = eval_root<Ev>(st, at_v_next<inner_accs>(st, cs, c0, static_cast<I>(r)));
+    TENSORLEV_ROLLED_LOOP
     for (std::size_t r = 0; r < static_cast<std::size_t>(N); ++r) {
       if constexpr ((Abs & first_bit) != 0)
         (&tgt)[r] = s[r];
