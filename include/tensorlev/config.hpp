@@ -62,6 +62,20 @@
 #endif
 #endif
 
+// The statement (codegen/output/common.hpp) and kernel (codegen/kernel.hpp)
+// templates live in an inline namespace named after the settings that
+// change their plans or functions' bodies (TENSORLEV_HOIST_SPECIALIZE):
+// translation units built with different settings (a GCC one and a clang
+// one, or a -D) instantiate differently named types, so the linker never
+// mixes one setting's definitions with the other's (the specialized hoisted
+// sub-nest leaves t unzeroed for loops that store the first entry; COO
+// hoists only where specialized).
+#if TENSORLEV_HOIST_SPECIALIZE
+#define TENSORLEV_KERNEL_ABI hoist_specialized
+#else
+#define TENSORLEV_KERNEL_ABI hoist_general
+#endif
+
 #ifndef TENSORLEV_HOST_DEVICE
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define TENSORLEV_HOST_DEVICE __host__ __device__

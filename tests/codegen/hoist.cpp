@@ -36,22 +36,24 @@ using mttkrp_t = decltype(std::declval<B_ikl<F>>() * std::declval<C_kr>() * std:
 // CSF MTTKRP: loops i, k, l, r; C(k,r) hoisted out of the l loop.
 constexpr auto csf_plan = plan_of<A_ir, mttkrp_t<csf>>();
 static_assert(csf_plan.hoist == 2 && csf_plan.hoist_outer == (tensorlev::cg::mask_t{1} << 2));
-// Dense and hashed leaves hoist too; COO does not: loop l iterates a
-// singleton level (one entry per iteration of loop k). Visiting runs of
-// equal i and k instead (segments), so that loop l spans the fibre, was
-// measured and not kept (bench/README.md).
+static_assert(!csf_plan.hoist_runs);
+// Dense and hashed leaves hoist too. So does COO, whose loop l iterates a
+// singleton level (one entry per position of loop k): loops i and k visit
+// runs of equal coordinates (segments; hoist_runs), so that loop l spans
+// the fibre.
 static_assert(plan_of<A_ir, mttkrp_t<dense_tensor<3>>>().hoist == 2);
 static_assert(plan_of<A_ir, mttkrp_t<dense_dense_hashed>>().hoist == 2);
-static_assert(plan_of<A_ir, mttkrp_t<coo_tensor<3>>>().hoist == -1);
-static_assert(plan_of<A_ir, mttkrp_t<coo_aos_tensor<3>>>().hoist == -1);
+static_assert(plan_of<A_ir, mttkrp_t<coo_tensor<3>>>().hoist == 2 && plan_of<A_ir, mttkrp_t<coo_tensor<3>>>().hoist_runs);
+static_assert(plan_of<A_ir, mttkrp_t<coo_aos_tensor<3>>>().hoist == 2 &&
+              plan_of<A_ir, mttkrp_t<coo_aos_tensor<3>>>().hoist_runs);
 // The second-order analogue y(i,r) = B(i,l) C(i,r) D(l,r): C(i,r) hoisted
-// out of the l loop with CSR, not with COO.
+// out of the l loop, with COO over runs of equal i.
 using y_ir = decltype(std::declval<dense_t&>()(i, r));
 template <class F>
 using mat_case = decltype(std::declval<const tensor<double, F>&>()(i, l) * std::declval<const dense_t&>()(i, r) *
                           std::declval<D_lr>());
 static_assert(plan_of<y_ir, mat_case<csr>>().hoist == 1);
-static_assert(plan_of<y_ir, mat_case<coo>>().hoist == -1);
+static_assert(plan_of<y_ir, mat_case<coo>>().hoist == 1 && plan_of<y_ir, mat_case<coo>>().hoist_runs);
 // Nothing to hoist: SpMV, SpMM (loop n-2 binds no factor alone), a sum.
 using csr_t = tensor<double, csr>;
 static_assert(plan_of<decltype(std::declval<tensor<double, dense_vector>&>()(i)),
@@ -93,7 +95,14 @@ TEST(Hoist, PrintedLoopNest) {
   EXPECT_NE(s.find("t[r] += B_vals[pB3] * -(D_vals[pD2]);"), std::string::npos) << s;
   EXPECT_NE(s.find("A_vals[pA2] += t[r] * C_vals[pC2];"), std::string::npos) << s;
   const auto Bc = pack<coo_tensor<3>>(coordinate_list<double, int>(std::vector<int>{3, 4, 5}));
-  EXPECT_EQ(loop_nest(A(i, r), Bc(i, k, l) * C(k, r) * D(l, r)).find("hoisted"), std::string::npos);
+  // COO: loops i and k over runs of equal coordinates, loop l over the run
+  // of k; only with the specialized sub-nest (stmt::O), else as before.
+  const std::string sc = loop_nest(A(i, r), Bc(i, k, l) * C(k, r) * D(l, r), std::vector<std::string>{"A", "B", "C", "D"});
+  for (const char* line : {"// hoisted: C multiplied once per k",
+                           "while (pB1_seg < pB1_end && B1_crd[pB1_seg] == i) pB1_seg++;",
+                           "while (pB2_seg < pB2_end && B2_crd[pB2_seg] == k) pB2_seg++;",
+                           "int pB3 = pB2, pB3_end = pB2_seg - 1 + 1;"})
+    EXPECT_TRUE(widths_at(sc, line)) << line << "\n" << sc;
   dense_t Dt({2, 5});
   EXPECT_EQ(loop_nest(A(i, r), B(i, k, l) * C(k, r) * Dt(r, l)).find("hoisted"), std::string::npos);
 }
@@ -381,6 +390,9 @@ void factor_over_v_alone_and_value_types(int R) {
                                     false, 0>;
   static_assert(cstmt::O.hoist == -1);
   static_assert(tensorlev::cg::stmt<A_ir, mttkrp_t<csf>, false, 0>::O.hoist == 2);
+  // COO hoists over runs only with the specialized sub-nest.
+  static_assert(tensorlev::cg::stmt<A_ir, mttkrp_t<coo_tensor<3>>, false, 0>::O.hoist ==
+                (TENSORLEV_HOIST_SPECIALIZE ? 2 : -1));
 }
 TEST(Hoist, FactorOverVAloneAndValueTypes) {
   for (const int R : {3, 16}) factor_over_v_alone_and_value_types(R);

@@ -288,16 +288,7 @@ struct output_leaf<Output, true> {
 };
 
 // The kernel template in an inline namespace named after the settings that
-// change its functions' bodies (TENSORLEV_HOIST_SPECIALIZE): translation
-// units built with different settings (a GCC one and a clang one, or a -D)
-// instantiate differently named kernels, so the linker never mixes one
-// setting's functions with the other's (the specialized hoisted sub-nest
-// leaves t unzeroed for loops that store the first entry).
-#if TENSORLEV_HOIST_SPECIALIZE
-#define TENSORLEV_KERNEL_ABI hoist_specialized
-#else
-#define TENSORLEV_KERNEL_ABI hoist_general
-#endif
+// change its functions' bodies (TENSORLEV_KERNEL_ABI, config.hpp).
 inline namespace TENSORLEV_KERNEL_ABI {
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {

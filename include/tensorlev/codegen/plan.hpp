@@ -87,6 +87,10 @@ struct order_plan {
   // `hoist_outer` (accesses bound above `hoist`) into the output.
   int hoist = -1;
   mask_t hoist_outer = 0;
+  // The fibres of loop `hoist` are runs of equal coordinates (COO): every
+  // non-unique level of the loops above it is iterated by segments, so that
+  // loop `hoist` spans a fibre rather than one entry.
+  bool hoist_runs = false;
   // Block workspace (plan_block): in a full block of the output's computed
   // variable (loop `block` binds its block coordinate), the loops below sum
   // into a local array of the block's components, added into the output
@@ -462,14 +466,26 @@ constexpr void plan_hoist(const stmt_desc& d, order_plan& o) {
       inner = true;
     }
   }
-  // Fibres of one entry each (loop n-2 iterates a singleton level, as in
-  // COO) leave nothing to sum.
+  // A singleton level (COO's) at loop n-2 holds one entry per position of
+  // its parent: a fibre is a run of equal coordinates of the levels above,
+  // which are then iterated by segments (hoist_runs; every non-unique level
+  // above must have contiguous children, segment_spans). Without a
+  // non-unique parent (a singleton under a unique level) fibres hold one
+  // entry each, and there is nothing to sum.
+  bool runs = false;
   for (std::size_t a = 1; a < d.nacc; ++a)
-    for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
-      if (d.acc[a].lev[k].var == o.vars[s] && d.acc[a].lev[k].branchless && !d.acc[a].lev[k].locatable) return;
+    for (std::size_t k = 0; k < d.acc[a].nlev; ++k) {
+      const level_desc& l = d.acc[a].lev[k];
+      if (l.var != o.vars[s] || !l.branchless || l.locatable) continue;
+      if (k == 0 || d.acc[a].lev[k - 1].unique) return;
+      for (std::size_t j = 0; j < k; ++j)
+        if (!segment_spans(d.acc[a], j)) return;
+      runs = true;
+    }
   if (!outer_v || !inner) return;
   o.hoist = s;
   o.hoist_outer = outer;
+  o.hoist_runs = runs;
 }
 
 // Whether node n contributes to the value evaluated under abs: every node
@@ -1003,9 +1019,10 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
     // x(j)` visited the j loop once per entry of the row and reached the
     // output's coordinates out of order, which the in-order assembly
     // dropped.
-    const bool dedup = p.nm > 1 || (out_var_loop && (o.out == out_kind::append || o.out == out_kind::assemble ||
-                                                     (o.out == out_kind::workspace &&
-                                                      static_cast<int>(depth) <= o.ws_open)));
+    // And above a hoisted sub-nest whose fibres are runs (hoist_runs).
+    const bool dedup = p.nm > 1 || (o.hoist_runs && static_cast<int>(depth) < o.hoist) ||
+                       (out_var_loop && (o.out == out_kind::append || o.out == out_kind::assemble ||
+                                         (o.out == out_kind::workspace && static_cast<int>(depth) <= o.ws_open)));
     if (dedup && !it.coord && !lv.unique) {
       it.segment = true;
       if (!segment_spans(ad, static_cast<std::size_t>(it.lev))) {

@@ -231,7 +231,10 @@ struct first_index_type<std::tuple<T, R...>> {
 
 // The statement's compile-time facts: its description and plan, operand
 // types, value and index types, and the plan of each loop. The loop emitter
-// derives from it; output policies are templates over it.
+// derives from it; output policies are templates over it. In the inline
+// namespace of the settings that change its plan (TENSORLEV_KERNEL_ABI,
+// config.hpp).
+inline namespace TENSORLEV_KERNEL_ABI {
 template <class Out, class E, bool Accumulate, char Pre, char... Order>
 struct stmt {
   static constexpr stmt_desc D = describe<Out, E, Accumulate, Order...>();
@@ -246,10 +249,14 @@ struct stmt {
   using V = typename operand_traits<op_t<0>>::value_type;
   using I = typename first_index_type<ptrs>::type;
   // The plan; hoisted factors (plan_hoist) only for value types whose
-  // workspace needs no construction (the kernel's t[256] on the stack).
+  // workspace needs no construction (the kernel's t[256] on the stack), and
+  // over runs of equal coordinates (COO) only with the specialized hoisted
+  // sub-nest: clang 14's general hoisted loops over runs took COO MTTKRP
+  // 2.7 -> 6.6 ms on FB15k-237 (bench/README.md, "Rolled loops").
   static constexpr order_plan O = [] {
     order_plan o = make_order(D, Pre);
-    if (!std::is_trivially_default_constructible_v<V>) o.hoist = -1, o.hoist_outer = 0;
+    if (!std::is_trivially_default_constructible_v<V> || (o.hoist_runs && !TENSORLEV_HOIST_SPECIALIZE))
+      o.hoist = -1, o.hoist_outer = 0, o.hoist_runs = false;
     return o;
   }();
   // The most levels of any operand.
@@ -344,6 +351,7 @@ struct stmt {
     return 0;
   }();
 };
+}  // inline namespace TENSORLEV_KERNEL_ABI
 
 // A device launcher's zero fill of n values (a namespace-scope functor: see
 // device_chunk_fn in kernel.hpp for why launched types name no kernel).
