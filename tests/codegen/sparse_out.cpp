@@ -592,6 +592,74 @@ TEST(CodegenSparseOut, RecomputedIntoItsOwnArrays) {
   EXPECT_EQ(bad, 0u);
 }
 
+// A sum recomputed into the same tensor (the append output: CSR, no
+// reduction) assembles into the arrays it already holds, serially and in
+// chunks, unless an operand reads them; an index type's overflow leaves the
+// output empty and valid.
+TEST(CodegenSparseOut, SumRecomputedIntoItsOwnArrays) {
+  std::mt19937_64 rng(17);
+  std::size_t bad = 0;
+  for (const int m : {1, 12, 40, 300}) {
+    auto A = random_operand<csr>(std::array<int, 2>{m, m}, m < 20 ? 0.3 : 0.05, rng);
+    auto B = random_operand<csr>(std::array<int, 2>{m, m}, m < 20 ? 0.3 : 0.05, rng);
+    std::vector<double> ref(static_cast<std::size_t>(m) * m), ref2(ref.size());
+    for (std::size_t x = 0; x < ref.size(); ++x) ref[x] = A.d[x] - B.d[x], ref2[x] = ref[x] + B.d[x];
+    const std::string what = "sum recomputed " + std::to_string(m) + "x" + std::to_string(m);
+    for (const bool chunked : {false, true}) {
+      tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({m, m}));
+      auto sum = [&] {
+        if (chunked)
+          compute(chunked_serial_executor{}, C(i, j), A.t(i, j) - B.t(i, j));
+        else
+          C(i, j) = A.t(i, j) - B.t(i, j);
+      };
+      sum();
+      const double* values = C.values().data();
+      const int* columns = C.level<1>().crd().data();
+      for (int round = 0; round < 3; ++round) {
+        sum();
+        bad += mismatches(C, ref, what + (chunked ? " (chunked)" : ""));
+        validate(C);
+        if (C.stored() > 0 && (C.values().data() != values || C.level<1>().crd().data() != columns))
+          ++bad, ADD_FAILURE() << what << ": round " << round << " did not reuse the output's arrays";
+      }
+      // C through a view as an operand of its own recomputation: C = C + B.
+      const auto Cv = view(C);
+      if (chunked)
+        compute(chunked_serial_executor{}, C(i, j), Cv(i, j) + B.t(i, j));
+      else
+        C(i, j) = Cv(i, j) + B.t(i, j);
+      bad += mismatches(C, ref2, what + ", C = view(C) + B" + (chunked ? " (chunked)" : ""));
+      validate(C);
+    }
+  }
+  // Past 16-bit positions: the run throws, and C, whose arrays it had
+  // taken, is left empty and valid.
+  using short_pos = tensorlev::owning<std::int16_t>;
+  const int m = 200;
+  coordinate_list<double, int> dl({m, m}), el({m, m});
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < m; ++c) {
+      if (c < 75) dl.push_back(std::array<int, 2>{r, c}, 1.0);
+      el.push_back(std::array<int, 2>{r, c}, 1.0);
+    }
+  const auto Dm = pack<csr>(dl);
+  const auto E = pack<csr>(el);
+  for (const bool chunked : {false, true}) {
+    auto C16 = pack<csr, short_pos>(coordinate_list<double, int>({m, m}));
+    C16(i, j) = Dm(i, j) + Dm(i, j);  // 15000 entries: fits
+    EXPECT_EQ(C16.stored(), 15000u);
+    EXPECT_THROW(chunked ? compute(chunked_serial_executor{}, C16(i, j), E(i, j) + E(i, j))
+                         : (void)(C16(i, j) = E(i, j) + E(i, j)),
+                 overflow_error);  // 40000 entries
+    EXPECT_EQ(C16.stored(), 0u);
+    validate(C16);
+    C16(i, j) = Dm(i, j) + Dm(i, j);
+    EXPECT_EQ(C16.stored(), 15000u);
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
 // The one-thread Gustavson run reserves what a sample of its rows (every
 // 32nd of loop 0's chunks, rows at least 64) predicts: products whose
 // sampled rows are empty (nothing reserved), are the only non-empty ones

@@ -219,15 +219,21 @@ struct append_output : level_output<S> {
   static void run(St& st, const Cs& cs, const executor& ex) {
     auto* o = std::get<0>(st.ops);
     using T = typename S::template op_t<0>;
-    levels_t lv = level_output<S>::empty_levels(*o);
-    const I parent_size = level_output<S>::template prefix_size<last>(lv);
-    std::vector<V> vals;
+    // The output's own arrays when no operand reads them (recycles): a sum
+    // recomputed into the same tensor reuses their memory.
+    const bool reuse = level_output<S>::recycles(st);
+    const I parent_size = level_output<S>::template prefix_size<last>(o->levels());
+    auto arrays = level_output<S>::take_arrays(*o, reuse);
+    levels_t& lv = arrays.first;
+    std::vector<V>& vals = arrays.second;
     st.out.levels = &lv;
     st.out.vals = &vals;
+    typename level_output<S>::template restore<T> guard{o, &arrays, reuse, parent_size};
     if constexpr (par == par_kind::append) {
       if (ex.parallel()) {
         const I total = run_chunked<K>(st, cs, ex, parent_size);
         std::get<last>(lv).append_finalize(parent_size, total);
+        guard.armed = false;
         *o = T(o->dims(), std::move(lv), std::move(vals));
         return;
       }
@@ -256,6 +262,7 @@ struct append_output : level_output<S> {
       K::template loop<0, 0>(st, cs, unused);
     }
     std::get<last>(lv).append_finalize(parent_size, st.out.cnt);
+    guard.armed = false;
     *o = T(o->dims(), std::move(lv), std::move(vals));
   }
 

@@ -426,6 +426,61 @@ struct level_output : output_base<S> {
     std::vector<V>* vals = nullptr;
   };
 
+  // The output's arrays being assembled: its levels and values.
+  using arrays_t = std::pair<typename S::out_levels_t, std::vector<V>>;
+  // Whether run can take the output's own arrays to assemble into (owning
+  // storage): a statement recomputed into the same tensor then reuses their
+  // memory instead of faulting in fresh pages each time (a 26.5e6-entry
+  // A + A^T spent most of its time in the kernel's page clearing).
+  static constexpr bool can_recycle = requires(typename S::template op_t<0>& t) {
+    { t.release_arrays() } -> std::same_as<arrays_t>;
+  };
+  // Whether it takes them: no operand reads an array of the output (a view
+  // of its pattern or values: the loops would read what they overwrite).
+  template <class St>
+  static bool recycles(const St& st) {
+    if constexpr (!can_recycle)
+      return false;
+    else
+      return !reads_arrays_of(*std::get<0>(st.ops), st.ops, true);
+  }
+  // The arrays to assemble into: the output's own (values cleared) when
+  // reuse, else new empty ones.
+  template <class T>
+  static arrays_t take_arrays(T& o, bool reuse) {
+    if constexpr (can_recycle) {
+      if (reuse) {
+        arrays_t a = o.release_arrays();
+        a.second.clear();
+        return a;
+      }
+    }
+    return {empty_levels(o), std::vector<V>{}};
+  }
+  // Should the loops throw (an index type's overflow, memory), an output
+  // whose arrays were taken is left empty, never half-written: the taken
+  // arrays are freed first, then an empty result is built (if even that
+  // fails, the output stays moved-from: assign to it). Disarmed once the
+  // result is in place.
+  template <class T>
+  struct restore {
+    T* o;
+    arrays_t* arrays;
+    bool armed;
+    I parent_size;
+    ~restore() {
+      if (!armed) return;
+      try {
+        *arrays = {empty_levels(*o), std::vector<V>{}};
+        typename S::out_levels_t e = empty_levels(*o);
+        std::get<S::out_last_level>(e).append_init(parent_size, I(0));
+        std::get<S::out_last_level>(e).append_finalize(parent_size, I(0));
+        *o = T(o->dims(), std::move(e), std::vector<V>{});
+      } catch (...) {
+      }
+    }
+  };
+
   // The output's levels, one per level of its format, sized for no entries.
   template <class T>
   static typename S::out_levels_t empty_levels(const T& o) {

@@ -792,43 +792,14 @@ struct workspace_output : append_output<S> {
     using T = typename S::template op_t<0>;
     // The output's own arrays when no operand reads them: a product
     // recomputed into the same tensor reuses their memory (see recycles).
-    const bool reuse = recycles(st);
+    const bool reuse = base::recycles(st);
     const I parent_size = level_output<S>::template prefix_size<last>(o->levels());
-    auto arrays = [&]() -> std::pair<typename S::out_levels_t, std::vector<V>> {
-      if constexpr (can_recycle) {
-        if (reuse) {
-          auto arrays = o->release_arrays();
-          arrays.second.clear();
-          return arrays;
-        }
-      }
-      return {level_output<S>::empty_levels(*o), std::vector<V>{}};
-    }();
+    auto arrays = base::take_arrays(*o, reuse);
     auto& lv = arrays.first;
     auto& vals = arrays.second;
     st.out.levels = &lv;
     st.out.vals = &vals;
-    // Should the loops throw (an index type's overflow, memory), an output
-    // whose arrays were taken is left empty, never half-written: the
-    // taken arrays are freed first, then an empty result is built (if even
-    // that fails, the output stays moved-from: assign to it).
-    struct restore {
-      T* o;
-      std::pair<typename S::out_levels_t, std::vector<V>>* arrays;
-      bool armed;
-      I parent_size;
-      ~restore() {
-        if (!armed) return;
-        try {
-          *arrays = {level_output<S>::empty_levels(*o), std::vector<V>{}};
-          typename S::out_levels_t e = level_output<S>::empty_levels(*o);
-          std::get<last>(e).append_init(parent_size, I(0));
-          std::get<last>(e).append_finalize(parent_size, I(0));
-          *o = T(o->dims(), std::move(e), std::vector<V>{});
-        } catch (...) {
-        }
-      }
-    } guard{o, &arrays, reuse, parent_size};
+    typename base::template restore<T> guard{o, &arrays, reuse, parent_size};
     const I total = [&] {
       if constexpr (base::par == par_kind::append) {
         if (ex.parallel()) return run_chunked<K>(st, cs, ex, parent_size);
@@ -848,26 +819,6 @@ struct workspace_output : append_output<S> {
     std::get<last>(lv).append_finalize(parent_size, total);
     guard.armed = false;
     *o = T(o->dims(), std::move(lv), std::move(vals));
-  }
-
-  // Whether run takes the output's arrays to assemble into: owning
-  // storage, and no operand that reads an array of the output (a view of
-  // its pattern or values: the loops would read what they overwrite).
-  static constexpr bool can_recycle = [] {
-    using T = typename S::template op_t<0>;
-    if constexpr (requires(T& t) {
-                    { t.release_arrays() } -> std::same_as<std::pair<typename S::out_levels_t, std::vector<V>>>;
-                  })
-      return true;
-    else
-      return false;
-  }();
-  template <class St>
-  static bool recycles(const St& st) {
-    if constexpr (!can_recycle)
-      return false;
-    else
-      return !reads_arrays_of(*std::get<0>(st.ops), st.ops, true);
   }
 
   // Loop 0 in chunks, each with its own row, collecting its entries; then
