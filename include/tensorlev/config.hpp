@@ -52,8 +52,8 @@
 /// (first entry) to 1.25x (widths) slower than the general ones
 /// (bench/README.md, "MTTKRP: constant widths and the buffered row").
 /// Define it to 0 or 1 before including tensorlev to choose; files of one
-/// program may differ in it (the kernels of each setting are distinct
-/// types, kernel.hpp).
+/// program may differ in it (the statements and kernels of each setting
+/// are distinct types: TENSORLEV_KERNEL_ABI below).
 #ifndef TENSORLEV_HOIST_SPECIALIZE
 #if defined(__GNUC__) && !defined(__clang__)
 #define TENSORLEV_HOIST_SPECIALIZE 1

@@ -1,7 +1,8 @@
 // One program, two settings of TENSORLEV_HOIST_SPECIALIZE (hoist_mixed.hpp):
 // this file has it on, hoist_mixed_general.cpp off; the same statements run
 // from both files and match a dense reference, at ranks that take the
-// constant widths (8, 16) and ones that do not (5).
+// constant widths (8, 16) and ones that do not (5), with B in CSF and in
+// COO (whose plan differs between the settings).
 #define TENSORLEV_HOIST_SPECIALIZE 1
 #include "hoist_mixed.hpp"
 
@@ -17,16 +18,16 @@ TEST(HoistMixed, EachSettingNamesItsOwnKernel) {
   EXPECT_NE(kernel_name_general().find("hoist_general"), std::string::npos) << kernel_name_general();
 }
 
-TEST(HoistMixed, BothSettingsInOneProgram) {
-  std::mt19937_64 rng(97);
-  std::size_t bad = 0, cases = 0;
+template <class F>
+std::size_t both_settings(std::mt19937_64& rng, std::size_t& cases) {
+  std::size_t bad = 0;
   for (int R : {5, 8, 16})
     for (const std::array<int, 3> dims : {std::array<int, 3>{7, 6, 9}, std::array<int, 3>{3, 1, 4}}) {
-        auto B = random_operand<csf>(dims, 0.4, rng);
+        auto B = random_operand<F>(dims, 0.4, rng);
         auto C = random_operand<dense_row_major>(std::array<int, 2>{dims[1], R}, 1.0, rng);
         auto D = random_operand<dense_row_major>(std::array<int, 2>{dims[2], R}, 1.0, rng);
         std::vector<double> ref = mttkrp_reference(dims, R, B.d, C.d, D.d);
-        const std::string tag = "R " + std::to_string(R) + ", " + std::to_string(dims[0]) + "x" +
+        const std::string tag = fname<F>() + " R " + std::to_string(R) + ", " + std::to_string(dims[0]) + "x" +
                                 std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
         for (const bool general : {false, true}) {
           dense_t A({dims[0], R});
@@ -46,8 +47,14 @@ TEST(HoistMixed, BothSettingsInOneProgram) {
         }
         ++cases;
       }
-  EXPECT_EQ(bad, 0u);
-  EXPECT_EQ(cases, 3u * 2u);
+  return bad;
+}
+
+TEST(HoistMixed, BothSettingsInOneProgram) {
+  std::mt19937_64 rng(97);
+  std::size_t cases = 0;
+  EXPECT_EQ(both_settings<csf>(rng, cases) + both_settings<coo_tensor<3>>(rng, cases), 0u);
+  EXPECT_EQ(cases, 2u * 3u * 2u);
 }
 
 }  // namespace

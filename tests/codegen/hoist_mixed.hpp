@@ -2,9 +2,11 @@
 // test_codegen_hoist_mixed: one MTTKRP statement instantiated in two
 // translation units, one with TENSORLEV_HOIST_SPECIALIZE on and one with it
 // off (as a program mixing GCC- and clang-built files would). The kernels
-// live in inline namespaces named after the setting (kernel.hpp), so the
-// linker cannot hand the specialized hoisted sub-nest (which leaves its
-// workspace unzeroed) the general loops that add into it. (The statement's
+// live in inline namespaces named after the setting (TENSORLEV_KERNEL_ABI,
+// config.hpp), so the linker cannot hand the specialized hoisted sub-nest
+// (which leaves its workspace unzeroed) the general loops that add into it,
+// nor mix the two settings' plans of one COO statement (hoisted over runs
+// of equal coordinates only where specialized: stmt::O). (The statement's
 // assignment operator, outside the kernel, is one function for both files:
 // which setting's kernel a statement runs in such a program is the
 // linker's choice; each kernel is whole.) The helpers below are in an
@@ -19,7 +21,8 @@ using dense_t = tensor<double, dense_row_major>;
 inline constexpr tensorlev::index_var<'r'> r{};
 
 namespace {
-void mttkrp(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add) {
+template <class F>
+void mttkrp(dense_t& A, const tensor<double, F>& B, const dense_t& C, const dense_t& D, bool add) {
   if (add)
     A(i, r) += B(i, k, l) * C(k, r) * D(l, r);
   else
@@ -37,5 +40,6 @@ std::string kernel_name() { return typeid(kernel_t).name(); }
 
 // In hoist_mixed_general.cpp (the setting off).
 void mttkrp_general(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add);
+void mttkrp_general(dense_t& A, const tensor<double, coo_tensor<3>>& B, const dense_t& C, const dense_t& D, bool add);
 std::string kernel_name_general();
 }  // namespace tltest::hoist_mixed

@@ -8,5 +8,8 @@ namespace tltest::hoist_mixed {
 void mttkrp_general(dense_t& A, const tensor<double, csf>& B, const dense_t& C, const dense_t& D, bool add) {
   mttkrp(A, B, C, D, add);
 }
+void mttkrp_general(dense_t& A, const tensor<double, coo_tensor<3>>& B, const dense_t& C, const dense_t& D, bool add) {
+  mttkrp(A, B, C, D, add);
+}
 std::string kernel_name_general() { return kernel_name(); }
 }  // namespace tltest::hoist_mixed

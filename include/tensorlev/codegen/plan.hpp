@@ -478,10 +478,14 @@ constexpr void plan_hoist(const stmt_desc& d, order_plan& o) {
       const level_desc& l = d.acc[a].lev[k];
       if (l.var != o.vars[s] || !l.branchless || l.locatable) continue;
       if (k == 0 || d.acc[a].lev[k - 1].unique) return;
-      for (std::size_t j = 0; j < k; ++j)
-        if (!segment_spans(d.acc[a], j)) return;
       runs = true;
     }
+  // Every non-unique level of the loops above loop n-2, of any operand, is
+  // then iterated by segments: each must have contiguous children.
+  if (runs)
+    for (std::size_t a = 1; a < d.nacc; ++a)
+      for (std::size_t k = 0; k < d.acc[a].nlev; ++k)
+        if (var_pos(o, d.acc[a].lev[k].var) < s && !segment_spans(d.acc[a], k)) return;
   if (!outer_v || !inner) return;
   o.hoist = s;
   o.hoist_outer = outer;

@@ -244,6 +244,14 @@ struct append_output : level_output<S> {
       // sized by it and the loops store without a call; were the bound
       // exceeded (a broadcast operand), the run repeats sized by the count.
       I cap = detail::max_of(entries_bound(st), I(1));
+      // The bound may pass what the last level's positions can count
+      // (A + B sharing a pattern): the run then sizes for that many and
+      // repeats only if the result itself needs more (and then throws).
+      if constexpr (requires { typename last_level_t::pos_type; }) {
+        using P = typename last_level_t::pos_type;
+        if (static_cast<std::uintmax_t>(cap) > static_cast<std::uintmax_t>(std::numeric_limits<P>::max()))
+          cap = static_cast<I>(std::numeric_limits<P>::max());
+      }
       for (;;) {
         std::get<last>(lv).append_init_sized(parent_size, cap);
         tensorlev::detail::assign_fresh(vals, static_cast<std::size_t>(cap), V{});
