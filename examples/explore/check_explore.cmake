@@ -9,7 +9,9 @@
 # result within the reported tolerance, every format of FORMATS among the
 # results, every skipped format with a reason and its estimates, best_*
 # naming a result, "device" a name with --device and null without, every
-# result's device_form true with --device and false without, and OUTPUT
+# result's device_form true with --device and false without, "rounds" the
+# --rounds given (1 without), each format once among the results with 1 to
+# --reps kernel runs a round, and OUTPUT
 # (if given) written by this run. SKIPPED: these
 # formats must be skipped, with a reason matching SKIP_REASON (if given).
 # LISTED: every one of these formats is reported as run or skipped, and no
@@ -115,6 +117,27 @@ foreach(field max_bytes max_work)
   endif()
 endforeach()
 
+# --rounds N (default 1) is reported; every format run appears once, with
+# at least one kernel run a round and at most --reps (default 5) a round.
+set(want_rounds 1)
+set(want_reps 5)
+list(FIND args "--rounds" at)
+if(at GREATER -1)
+  math(EXPR at "${at} + 1")
+  list(GET args ${at} want_rounds)
+endif()
+list(FIND args "--reps" at)
+if(at GREATER -1)
+  math(EXPR at "${at} + 1")
+  list(GET args ${at} want_reps)
+endif()
+expect_number(rounds)
+get_json(rounds rounds)
+if(NOT rounds EQUAL want_rounds)
+  message(FATAL_ERROR "rounds is ${rounds}, expected ${want_rounds}\n${out}")
+endif()
+math(EXPR most_runs "${want_reps} * ${want_rounds}")
+
 string(JSON nres LENGTH "${out}" results)
 if(nres LESS 1)
   message(FATAL_ERROR "no results\n${out}")
@@ -123,7 +146,14 @@ math(EXPR last "${nres} - 1")
 set(seen "")
 foreach(x RANGE ${last})
   get_json(f results ${x} format)
+  if(f IN_LIST seen)
+    message(FATAL_ERROR "format ${f} appears twice in the results\n${out}")
+  endif()
   list(APPEND seen "${f}")
+  get_json(runs results ${x} runs)
+  if(runs LESS want_rounds OR runs GREATER most_runs)
+    message(FATAL_ERROR "${f}: ${runs} kernel runs, expected ${want_rounds} to ${most_runs}\n${out}")
+  endif()
   foreach(field convert_ms kernel_ms gflops max_abs_err bytes_estimate work_estimate)
     expect_number(results ${x} ${field})
     get_json(v results ${x} ${field})
