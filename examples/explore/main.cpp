@@ -155,9 +155,11 @@ void print_help(std::ostream& os) {
         "  --reps R           packs and kernel runs per format, medians reported (default 5)\n"
         "  --rep-seconds S    stop repeating a format's packs (runs) once they took S seconds together; at least\n"
         "                     one of each (default 1; the runs done are in the report)\n"
-        "  --rounds N         run the formats N times in turn, each round packing anew, and keep each format's\n"
-        "                     fastest round (default 1). A machine whose speed drifts over seconds (a shared VM)\n"
-        "                     then slows every format alike instead of whichever ran in a slow phase\n"
+        "  --rounds N         run the formats N times in turn, each round packing anew, and report each format's\n"
+        "                     smallest pack and kernel medians over the rounds (default 1). A machine whose speed\n"
+        "                     drifts over seconds (a shared VM) then slows every format alike instead of whichever\n"
+        "                     ran in a slow phase. A format that fails in a later round is listed as failed and\n"
+        "                     its earlier rounds are not counted as correct\n"
         "  --rank R           columns of U, V (sddmm), M (ttm), M, N (mttkrp) (default 16)\n"
         "  --cols N           columns of B (spmm) (default 16)\n"
         "  --seed S           seed of the generated dense operands, uniform in [-1, 1) (default 42)\n"
@@ -566,7 +568,7 @@ void print_table(std::ostream& os, kernel_id k, const report& r, int reps) {
   std::snprintf(buf, sizeof buf, "flops     %.0f per kernel run (%s)\n", r.flops, flop_rule(k));
   os << buf;
   os << "reps      " << reps << " at most (times are medians; fewer once they took " << r.rep_seconds << " s)";
-  if (r.rounds > 1) os << " in each of " << r.rounds << " rounds over the formats, the fastest round kept";
+  if (r.rounds > 1) os << " in each of " << r.rounds << " rounds over the formats, the smallest medians kept";
   os << "; result: " << info.result << "\n";
   if (r.threads > 1 && r.device.empty()) os << "threads   " << r.threads << " (Kokkos' host space)\n";
   if (!r.device.empty()) os << "device    the device form on " << r.device << "\n";
@@ -673,7 +675,8 @@ std::span<const runner<V>> device_table_of(kernel_id k) {
   }
 }
 
-/// Progress lines on stderr ("tl-explore: FILE: [3/9] dia: packing"), so
+/// Progress lines on stderr ("tl-explore: FILE: [3/9] dia: packing"; with
+/// --rounds "tl-explore: FILE: round 2 of 3, [3/9] dia: packing"), so
 /// that a long run shows which format it is in; stdout keeps the report.
 struct progress {
   bool quiet = false;
@@ -843,8 +846,9 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
           rep.estimates.push_back(est[x]);
           rep.ok.push_back(ok);
         } else {
-          // Later rounds: the fastest medians, every run counted, the
-          // largest error (a round that disagrees makes the format wrong).
+          // Later rounds: the smallest pack and kernel medians (not
+          // necessarily of one round), every run counted, the largest
+          // error (a round that disagrees makes the format wrong).
           format_result& b = rep.results[*slot[x]];
           b.convert_ms = std::min(b.convert_ms, r.convert_ms);
           if (r.kernel_ms < b.kernel_ms) b.kernel_ms = r.kernel_ms, b.gflops = r.gflops;
@@ -863,6 +867,9 @@ int run_file(const cli& c, const std::string& path, coo_list<V> input, const std
         failed[x] = true;
         fprog.say(std::string("failed: ") + e.what());
       }
+      // Failed after an earlier round succeeded: that result is not named
+      // best (the run exits with the mismatch status either way).
+      if (failed[x] && slot[x]) rep.ok[*slot[x]] = false;
     }
   }
   for (std::size_t x = 0; x < rep.results.size(); ++x) {
