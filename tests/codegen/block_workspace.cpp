@@ -1,8 +1,9 @@
 // Block workspaces (plan_block): a dense vector output over a coordinate
 // computed from blocks (SELL-C slices and lanes, BCSR and CSB block rows)
 // is summed per full block in a local array and added into the output once
-// per block; the last block, when it reaches past the extent, runs the
-// plain loops. Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 1, 3, 4,
+// per block (stored, for `=`: y is not zero-filled first); the last block,
+// when it reaches past the extent, runs the plain loops (after zeroing its
+// rows, for `=`). Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 1, 3, 4,
 // 8 (grouped rows), 2 (CSB);
 // extents 0, 1, around one and two blocks and larger; fills 0, sparse, half,
 // full; expression shapes (negation, difference, repeated operand, constant,
@@ -197,8 +198,40 @@ TEST(BlockWorkspace, ValueAndIndexTypes) {
   EXPECT_EQ(bad, 0u);
 }
 
+// A blocked operand assembled from its levels with fewer blocks than y's
+// extent needs (pack never builds one; the tensor constructor takes it):
+// `=` stores only the blocks loop 0 visits, so the rows past them must be
+// zeroed (kernel::zero_unreached_rows), not left as they were.
+template <class F>
+void short_block_level(int m, int blocks) {
+  coordinate_list<double, int> e(std::vector<int>{m, 5});
+  for (int r = 0; r < m; ++r) e.push_back({r, r % 5}, 1.0 + r);
+  const auto A = pack<F>(e);
+  auto lv = A.levels();
+  std::get<0>(lv) = std::remove_cvref_t<decltype(std::get<0>(lv))>(blocks);
+  const tensor<double, F> S({m, 5}, lv, std::vector<double>(A.values().begin(), A.values().end()));
+  tensor<double, dense_vector> x({5}), y({m});
+  for (auto& v : x.values()) v = 1;
+  for (std::size_t chunks : {std::size_t{0}, std::size_t{2}}) {
+    for (auto& v : y.values()) v = 99;
+    run_in_chunks(chunks, false, y(i), S(i, j) * x(j));
+    const int reached = std::min(m, blocks * static_cast<int>(A.template level<2>().dimension()));
+    for (int r = 0; r < m; ++r)
+      EXPECT_EQ(y.values()[static_cast<std::size_t>(r)], r < reached ? 1.0 + r : 0.0)
+          << fname<F>() << " row " << r << " of " << m << ", " << blocks << " blocks, chunks " << chunks;
+  }
+}
+
+TEST(BlockWorkspace, RowsNoBlockReachesAreZeroed) {
+  for (int blocks : {0, 1, 2}) {
+    short_block_level<sell<8>>(20, blocks);
+    short_block_level<sell<4>>(13, blocks);
+  }
+}
+
 // loop_nest prints the workspace, the constant lane loop, the unchecked
-// coordinate and the plain loops for the last block.
+// coordinate, the block stored into y, and the last block zeroed before its
+// plain loops add (`=`: y is not zero-filled first).
 TEST(BlockWorkspace, Printed) {
   const tensor<double, sell<8>> A = pack<sell<8>>(coordinate_list<double, int>(std::vector<int>{3, 4}));
   const tensor<double, csr> C = pack<csr>(coordinate_list<double, int>(std::vector<int>{3, 4}));
@@ -207,7 +240,9 @@ TEST(BlockWorkspace, Printed) {
   for (const char* want : {"if (qA1 * 8 + 8 <= i_extent) {", "double w[8] = {};",
                            "int pA3_i = 0, pA3_i_end = 8;  // the block: a constant trip count",
                            "i_u_end = i_u + 1;  // blocked coordinate, inside the block", "w[qA3] += acc;",
-                           "for (int l = 0; l < 8; ++l) y_vals[qA1 * 8 + l] += w[l];", "} else {",
+                           "for (int l = 0; l < 8; ++l) y_vals[qA1 * 8 + l] = w[l];", "} else {",
+                           "for (int l = 0; qA1 * 8 + l < i_extent; ++l) y_vals[qA1 * 8 + l] = 0;  // y is not "
+                           "zero-filled first",
                            "i_u_end = i_u < i_extent ? i_u + 1 : i_u;  // blocked coordinate", "y_vals[py1] += acc;"})
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   EXPECT_EQ(loop_nest(y(i), C(i, j) * x(j)).find("workspace"), std::string::npos);

@@ -43,6 +43,21 @@ static_assert(spmv_csr::plan<0, 0>.nm == 1 && spmv_csr::plan<0, 0>.it[spmv_csr::
 static_assert(spmv_csr::plan<1, 0>.nm == 1 && points_are(spmv_csr::plan<1, 0>, {bit(0)}));
 static_assert(spmv_csr::plan<1, 0>.nit == 2 && spmv_csr::plan<1, 0>.it[1].located, "x(j) is located");
 static_assert(spmv_csr::direct_store, "each y(i) is written once: no zero fill");
+// Rows computed from blocks (SELL slices, grouped rows, BCSR block rows),
+// summed in the block workspace: with `=` each full block's sums are stored
+// and the last block is zeroed before its loops add, so y is not
+// zero-filled first (block_store). Not with += (a later term of a split
+// statement runs as +=), nor where no workspace is planned (a transposed
+// operand, a matrix output).
+using spmv_sell = K<out<dense_vector, 'i'>, mul_expr<in<sell<8>, 'i', 'j'>, in<dense_vector, 'j'>>>;
+static_assert(spmv_sell::block_store && !spmv_sell::direct_store && !spmv_csr::block_store);
+static_assert(K<out<dense_vector, 'i'>, mul_expr<in<grouped_rows<4>, 'i', 'j'>, in<dense_vector, 'j'>>>::block_store);
+static_assert(K<out<dense_vector, 'i'>, mul_expr<in<bcsr<2>, 'i', 'j'>, in<dense_vector, 'j'>>>::block_store);
+static_assert(!kernel<out<dense_vector, 'i'>, mul_expr<in<sell<8>, 'i', 'j'>, in<dense_vector, 'j'>>, true, 0>::block_store,
+              "+= adds into y as it is");
+static_assert(!K<out<dense_row_major, 'i', 'k'>, mul_expr<in<sell<8>, 'i', 'j'>, in<dense_row_major, 'j', 'k'>>>::block_store,
+              "a matrix output: no block workspace");
+static_assert(!K<out<dense_vector, 'j'>, mul_expr<in<sell<8>, 'i', 'j'>, in<dense_vector, 'i'>>>::block_store);
 // COO SpMV: one loop over the row positions, no deduplication needed.
 using spmv_coo = K<out<dense_vector, 'i'>, mul_expr<in<coo, 'i', 'j'>, in<dense_vector, 'j'>>>;
 static_assert(spmv_coo::plan<0, 0>.nm == 1 && !spmv_coo::plan<0, 0>.it[0].segment && !spmv_coo::direct_store);

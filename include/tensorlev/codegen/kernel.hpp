@@ -607,17 +607,52 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     constexpr auto c = static_cast<std::size_t>(O.block_comp);
     constexpr I B = static_cast<I>(D.comp_block[c]);
     const I base = static_cast<I>(st.var_val[var_index(D.comp_outer[c])] * B);
-    if (st.extent[var_index(D.comp_var[c])] - base < B) {
+    const I extent = st.extent[var_index(D.comp_var[c])];
+    const auto slot = [&](I l) {
+      cursor at = cs;
+      at.pos[0] = level_of<0, 0>(st).locate(I(0), anc<0, 0>(st), static_cast<I>(base + l)).pos;
+      return at;
+    };
+    if (extent - base < B) {
+      if constexpr (output::block_store)  // the output was not zero-filled (located_output::block_store)
+        for (I l = 0; l < extent - base; ++l) output::store(st, slot(l), V{});
       loop_nest<Dp, Abs>(st, cs, tgt);
       return;
     }
     V w[static_cast<std::size_t>(B)]{};
     loop_nest<Dp, Abs | block_bit>(st, cs, w[0]);
     for (I l = 0; l < B; ++l) {
-      cursor at = cs;
-      at.pos[0] = level_of<0, 0>(st).locate(I(0), anc<0, 0>(st), static_cast<I>(base + l)).pos;
-      to_output(st, at, w[static_cast<std::size_t>(l)]);
+      if constexpr (output::block_store)
+        output::store(st, slot(l), w[static_cast<std::size_t>(l)]);
+      else
+        to_output(st, slot(l), w[static_cast<std::size_t>(l)]);
     }
+  }
+
+  // The output's rows in [from, to) of the blocked variable set to zero
+  // (output::block_store).
+  static void zero_rows(state& st, const cursor& cs, I from, I to) {
+    for (I r = from; r < to; ++r) {
+      cursor at = cs;
+      at.pos[0] = level_of<0, 0>(st).locate(I(0), anc<0, 0>(st), r).pos;
+      output::store(st, at, V{});
+    }
+  }
+
+  // block_store: loop 0 visits the blocks [lo, hi) of its operand's block
+  // level; the output's rows outside them (that level shorter than the
+  // ceil(n / B) blocks the output needs: pack never builds one, a tensor
+  // assembled from its levels may) are zeroed, since no block stores them.
+  static void zero_unreached_rows(state& st, const cursor& cs) {
+    constexpr auto c = static_cast<std::size_t>(O.block_comp);
+    constexpr I B = static_cast<I>(D.comp_block[c]);
+    const I n = st.extent[var_index(D.comp_var[c])];
+    const I nb = static_cast<I>(n / B + (n % B != 0));  // blocks the output needs
+    I lo{}, hi{};
+    outer_range(st, cs, lo, hi);
+    const I first = lo < nb ? (lo > I(0) ? lo : I(0)) : nb, last = hi < nb ? (hi > first ? hi : first) : nb;
+    zero_rows(st, cs, I(0), first == nb ? n : static_cast<I>(first * B));  // first * B < n when first < nb
+    if (last < nb) zero_rows(st, cs, static_cast<I>(last * B), n);
   }
 
   // ---- hoisted factors (plan_hoist) -------------------------------------------
@@ -1530,6 +1565,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   static constexpr par_kind par = output::par;
   static constexpr bool parallel_outer = par != par_kind::none;
   static constexpr bool direct_store = output::direct_store;
+  static constexpr bool block_store = output::block_store;
   // Whether chunks are ranges of loop 0's variable rather than of its one
   // iterator's positions (a merged outer loop: stmt::outer_cut_by_coord).
   static constexpr bool cut_by_coord = parallel_outer && base::outer_cut_by_coord;

@@ -60,6 +60,7 @@ struct printer {
   std::string out;
   std::string expr_text;
   bool store = false;  // the kernel stores into a dense output (each component written once)
+  bool block_store = false;  // full blocks of the block workspace store into the output (located_output)
   bool split = false;  // floating-point values: split_sum applies (kernel `point`)
 
   void line(int indent, const std::string& s) {
@@ -188,8 +189,13 @@ struct printer {
       line(indent + 1, "double w[" + B + "] = {};");
       emit_nest(depth, abs | block_bit, indent + 1, target);
       line(indent + 1, "for (int l = 0; l < " + B + "; ++l) " + names[0] + "_vals[" +
-                           fn(0, 0, level_fn::locate, "0", base + " + l") + "] += w[l];");
+                           fn(0, 0, level_fn::locate, "0", base + " + l") + "]" + (block_store ? " = " : " += ") +
+                           "w[l];");
       line(indent, "} else {");
+      if (block_store)
+        line(indent + 1, "for (int l = 0; " + base + " + l < " + v + "_extent; ++l) " + names[0] + "_vals[" +
+                             fn(0, 0, level_fn::locate, "0", base + " + l") + "] = 0;  // " + names[0] +
+                             " is not zero-filled first");
       emit_nest(depth, abs, indent + 1, target);
       line(indent, "}");
       return;
@@ -442,7 +448,7 @@ std::string print_kernel(std::vector<std::string> names) {
         ...);
   }(std::make_index_sequence<Kernel::NA>{});
   printer pr{d, o, names, code, std::vector<std::string>(d.nacc, "0"), std::vector<std::string>(d.nacc), {}, {},
-             Kernel::direct_store, std::is_floating_point_v<typename Kernel::V>};
+             Kernel::direct_store, Kernel::block_store, std::is_floating_point_v<typename Kernel::V>};
   std::string order;
   for (std::size_t x = 0; x < o.n; ++x) order += (x ? ", " : "") + pr.var_name(o.vars[x]);
   const char* kinds[] = {"scalar",

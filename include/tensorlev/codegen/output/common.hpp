@@ -382,6 +382,7 @@ struct output_base {
   static constexpr bool builds_levels = false;
   // `=` stores each component once instead of zero-filling and adding.
   static constexpr bool direct_store = false;
+  static constexpr bool block_store = false;  // located outputs only (located.hpp)
   static constexpr par_kind par = par_kind::none;
   // Whether a policy that builds levels has a device form (run_device).
   static constexpr bool device_builds = false;

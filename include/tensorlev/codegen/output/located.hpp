@@ -26,6 +26,28 @@ struct located_output : output_base<S> {
     V* values = nullptr;  // the values written (the output's, or a chunk's private copy)
   };
 
+  // Loop dp runs once over its variable's full extent: one lattice point,
+  // a full unique driver, no segment, nothing located that can miss.
+  static constexpr bool full_once(int dp) {
+    const loop_plan p = plan_loop(D, O, static_cast<std::size_t>(dp), 0);
+    if (p.zero || p.np != 1 || p.error != plan_error::none) return false;
+    bool full_driver = false;
+    for (std::size_t sl = 0; sl < p.nm; ++sl) {
+      if (p.merged[sl] < 0) {
+        full_driver = true;
+        continue;
+      }
+      const iter_desc& it = p.it[p.merged[sl]];
+      const level_desc& lv = D.acc[it.acc].lev[it.lev];
+      if (it.coord && lv.full && lv.unique && lv.always_found) full_driver = true;
+      if (it.segment) return false;
+    }
+    if (!full_driver || p.pts[0] != (std::uint32_t{1} << p.nm) - 1) return false;
+    for (std::size_t x = 0; x < p.nit; ++x)
+      if (p.it[x].located && p.it[x].may_miss) return false;
+    return true;
+  }
+
   // `=` into a dense output where the outermost loops bind exactly the
   // output's variables, each over its full extent with one lattice point and
   // nothing that can miss: every output component is written exactly once,
@@ -35,23 +57,7 @@ struct located_output : output_base<S> {
     for (int dp = 0; dp <= O.out_last; ++dp) {
       bool is_out = false;
       for (std::size_t k = 0; k < D.acc[0].order; ++k) is_out = is_out || D.acc[0].vars[k] == O.vars[dp];
-      if (!is_out) return false;
-      const loop_plan p = plan_loop(D, O, static_cast<std::size_t>(dp), 0);
-      if (p.zero || p.np != 1 || p.error != plan_error::none) return false;
-      bool full_driver = false;
-      for (std::size_t sl = 0; sl < p.nm; ++sl) {
-        if (p.merged[sl] < 0) {
-          full_driver = true;
-          continue;
-        }
-        const iter_desc& it = p.it[p.merged[sl]];
-        const level_desc& lv = D.acc[it.acc].lev[it.lev];
-        if (it.coord && lv.full && lv.unique && lv.always_found) full_driver = true;
-        if (it.segment) return false;
-      }
-      if (!full_driver || p.pts[0] != (std::uint32_t{1} << p.nm) - 1) return false;
-      for (std::size_t x = 0; x < p.nit; ++x)
-        if (p.it[x].located && p.it[x].may_miss) return false;
+      if (!is_out || !full_once(dp)) return false;
     }
     return true;
   }();
@@ -60,6 +66,32 @@ struct located_output : output_base<S> {
   // components, not its values span, and no chunk adds a private copy over
   // the span (the gaps belong to someone else).
   static constexpr bool gaps = detail::has_gaps_v<std::remove_const_t<typename S::template op_t<0>>>;
+
+  // `=` into a vector computed from blocks (SELL slices, grouped rows, BCSR
+  // block rows) summed in the block workspace (kernel::blocked), where loop
+  // 0 runs once over its blocks: each full block's sums are stored into
+  // the output, the last block (past the extent, plain loops) is zeroed
+  // before its loops add, rows no block reaches (a hand-built operand whose
+  // block level is shorter than the output needs) are zeroed before the
+  // loops, and the output is not zero-filled first. The device form
+  // zero-fills as before (on a GPU there is no workspace; on a host space
+  // the stores then overwrite). (No precompute: plan_block plans none.)
+  static constexpr bool block_store = [] {
+    if (S::accumulate || O.out != out_kind::located || O.ra != 0 || O.block != 0 || gaps) return false;
+    // (A loop, not D.comp_var[O.block_comp]: clang's -Warray-bounds flags
+    // the index -1 of kernels without a block even behind the return.)
+    for (std::size_t c = 0; c < std::size(D.comp_var); ++c)
+      if (static_cast<int>(c) == O.block_comp)
+        return D.acc[0].order == 1 && D.acc[0].vars[0] == D.comp_var[c] && O.vars[0] == D.comp_outer[c] &&
+               full_once(0);
+    return false;
+  }();
+
+  // The output's last level is bound: store value into its slot (block_store).
+  template <class St, class Cs>
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void store(St& st, const Cs& cs, const V& value) {
+    st.out.values[static_cast<std::size_t>(cs.pos[0])] = value;
+  }
 
   static constexpr par_kind par = [] {
     if (!S::outer_splittable || D.acc[0].nlev == 0) return par_kind::none;
@@ -73,6 +105,8 @@ struct located_output : output_base<S> {
   // Scatter chunks add into an output whose storage says so with atomic
   // adds (the device form), instead of into private copies.
   static constexpr bool atomic = par == par_kind::scatter && detail::atomic_adds_v<typename S::template op_t<0>>;
+  static_assert(!block_store || par != par_kind::scatter,
+                "tensorlev: stores into a private zeroed copy would be added as if they were sums");
 
   // The output's last level is bound: its value slot is cs.pos[0].
   template <class St, class Cs>
@@ -112,7 +146,7 @@ struct located_output : output_base<S> {
   template <class K, class St, class Cs>
   static void run(St& st, const Cs& cs, const executor& ex) {
     auto* o = std::get<0>(st.ops);
-    if constexpr (!S::accumulate && !direct_store) {
+    if constexpr (!S::accumulate && !direct_store && !block_store) {
       if constexpr (gaps) {
         const auto b = o->template level<0>().coord_bounds(ancestors<I>(nullptr, 0));
         detail::zero_components<0>(*o, I(0), b.begin, b.end);
@@ -121,6 +155,7 @@ struct located_output : output_base<S> {
       }
     }
     st.out.values = o->values().data();
+    if constexpr (block_store) K::zero_unreached_rows(st, cs);
     if constexpr (par != par_kind::none) {
       if (ex.parallel()) {
         run_chunked<K>(st, cs, ex);
