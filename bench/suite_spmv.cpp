@@ -1,6 +1,6 @@
 // SpMV on real matrices (bench/suite.hpp): y(i) = A(i,j) * x(j).
 //
-//   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell|sell8>/<matrix>
+//   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell|sell8|sell8s>/<matrix>
 //   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
 //   spmv/<hand|tensorlev|tensorlev_kokkos>/<rows4|rows8>/<matrix>  (grouped_rows<4>, <8>)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
@@ -15,10 +15,13 @@
 // block workspace) run only where they store at most max_padding (4) times
 // the nonzeros: groups of 4 rows store 3.1-3.3x on the collaboration and
 // e-mail graphs and beat CSR there (bench/README.md, "Grouped rows").
+// sell8s is SELL-8-sigma (sell_sigma<8, 256>: SELL-8 over the rows sorted by
+// length within windows of 256, the permutation stored).
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "suite.hpp"
@@ -41,6 +44,7 @@ struct problem {
   std::unique_ptr<tensor<double, dia>> dia_;
   std::unique_ptr<tensor<double, ell>> ell_;
   std::unique_ptr<tensor<double, sell<8>>> sell_;
+  std::unique_ptr<tensor<double, sell_sigma<8, 256>>> sells_;
   std::unique_ptr<tensor<double, grouped_rows<4>>> rows4_;
   std::unique_ptr<tensor<double, grouped_rows<8>>> rows8_;
   std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
@@ -73,6 +77,10 @@ struct problem {
   const tensor<double, sell<8>>& A_sell() {
     if (!sell_) sell_ = std::make_unique<tensor<double, sell<8>>>(pack<sell<8>>(in->entries));
     return *sell_;
+  }
+  const tensor<double, sell_sigma<8, 256>>& A_sell_sigma() {
+    if (!sells_) sells_ = std::make_unique<tensor<double, sell_sigma<8, 256>>>(pack<sell_sigma<8, 256>>(in->entries));
+    return *sells_;
   }
   template <std::size_t G>
   const tensor<double, grouped_rows<G>>& A_rows() {
@@ -109,6 +117,8 @@ struct problem {
       a = static_cast<double>(A_dia().values().size()) * 8;
     else if (format == "sell8")
       a = static_cast<double>(A_sell().values().size()) * 12 + (m / 8 + 2) * 4;
+    else if (format == "sell8s")  // the permutation: a row index per row
+      a = static_cast<double>(A_sell_sigma().values().size()) * 12 + (m / 8 + 2) * 4 + m * 4;
     else if (format == "rows4")
       a = static_cast<double>(A_rows<4>().values().size()) * (8 + 4.0 / 4) + (m / 4 + 2) * 4;
     else if (format == "rows8")
@@ -124,6 +134,7 @@ struct problem {
 struct shape_facts {
   std::size_t diagonals = 0, longest_row = 0;
   std::size_t sell8 = 0;  // SELL-8's stored slots: 8 times each slice's longest row
+  std::size_t sell8s = 0;  // the same over the rows sorted by length within windows of 256 (SELL-8-sigma)
   std::size_t rows4 = 0, rows8 = 0;  // grouped rows' stored values: G x distinct (row / G, column) pairs
 };
 shape_facts facts(const matrix_input& m) {
@@ -140,6 +151,10 @@ shape_facts facts(const matrix_input& m) {
   for (std::size_t s = 0; s < row.size(); s += 8)
     f.sell8 += 8 * *std::max_element(row.begin() + static_cast<std::ptrdiff_t>(s),
                                      row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), s + 8)));
+  for (std::size_t w = 0; w < row.size(); w += 256)
+    std::sort(row.begin() + static_cast<std::ptrdiff_t>(w),
+              row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), w + 256)), std::greater<>());
+  for (std::size_t s = 0; s < row.size(); s += 8) f.sell8s += 8 * row[s];
   f.rows4 = tlbench::grouped_values(m.entries, 4);
   f.rows8 = tlbench::grouped_values(m.entries, 8);
   return f;
@@ -153,6 +168,7 @@ const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, dia>) return p.A_dia();
   if constexpr (std::is_same_v<F, ell>) return p.A_ell();
   if constexpr (std::is_same_v<F, sell<8>>) return p.A_sell();
+  if constexpr (std::is_same_v<F, sell_sigma<8, 256>>) return p.A_sell_sigma();
   if constexpr (std::is_same_v<F, grouped_rows<4>>) return p.A_rows<4>();
   if constexpr (std::is_same_v<F, grouped_rows<8>>) return p.A_rows<8>();
 }
@@ -194,6 +210,31 @@ void spmv_hand_rows(benchmark::State& state, problem& p, std::vector<double>& y)
         for (std::size_t l = 0; l < G; ++l) acc[l] += val[static_cast<std::size_t>(q) * G + l] * xj;
       }
       for (std::size_t l = 0; l < G && g * G + l < static_cast<std::size_t>(m); ++l) y[g * G + l] = acc[l];
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+}
+
+// SELL-8: slices of 8 rows, each slot's 8 (column, value) pairs side by
+// side, 8 sums per slice in a local array; SELL-8-sigma (perm) stores each
+// sum into its row through the permutation.
+template <bool Permuted, class T>
+void spmv_hand_sell(benchmark::State& state, const T& A, const int* perm, int m, const double* x,
+                    std::vector<double>& y) {
+  const int* pos = A.template level<1>().pos().data();
+  const int* col = A.template level<3>().crd().data();
+  const double* val = A.values().data();
+  const int slices = (m + 7) / 8;
+  for (auto _ : state) {
+    for (int s = 0; s < slices; ++s) {
+      double acc[8] = {};
+      for (int q = pos[s]; q < pos[s + 1]; ++q)
+        for (int l = 0; l < 8; ++l) acc[l] += val[q * 8 + l] * x[col[q * 8 + l]];
+      if constexpr (Permuted)
+        for (int l = 0; l < 8 && s * 8 + l < m; ++l) y[static_cast<std::size_t>(perm[s * 8 + l])] = acc[l];
+      else
+        for (int l = 0; l < 8 && s * 8 + l < m; ++l) y[static_cast<std::size_t>(s * 8 + l)] = acc[l];
     }
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
@@ -248,23 +289,10 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
       benchmark::ClobberMemory();
     }
   } else if (format == "sell8") {
-    // SELL-8: slices of 8 rows, each slot's 8 (column, value) pairs side by
-    // side, 8 sums per slice in a local array.
-    const auto& A = p.A_sell();
-    const int* pos = A.level<1>().pos().data();
-    const int* col = A.level<3>().crd().data();
-    const double* val = A.values().data();
-    const int slices = (m + 7) / 8;
-    for (auto _ : state) {
-      for (int s = 0; s < slices; ++s) {
-        double acc[8] = {};
-        for (int q = pos[s]; q < pos[s + 1]; ++q)
-          for (int l = 0; l < 8; ++l) acc[l] += val[q * 8 + l] * x[col[q * 8 + l]];
-        for (int l = 0; l < 8 && s * 8 + l < m; ++l) y[static_cast<std::size_t>(s * 8 + l)] = acc[l];
-      }
-      benchmark::DoNotOptimize(y.data());
-      benchmark::ClobberMemory();
-    }
+    spmv_hand_sell<false>(state, p.A_sell(), nullptr, m, x, y);
+  } else if (format == "sell8s") {
+    const auto& A = p.A_sell_sigma();
+    spmv_hand_sell<true>(state, A, A.level<2>().permutation().data(), m, x, y);
   } else if (format == "rows4") {
     spmv_hand_rows<4>(state, p, y);
   } else if (format == "rows8") {
@@ -362,10 +390,11 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     const double most = max_padding * nnz;
     const bool dia_ok = static_cast<double>(f.diagonals) * m->rows() <= most;
     const bool ell_ok = static_cast<double>(f.longest_row) * m->rows() <= most;
-    const bool sell_ok = static_cast<double>(f.sell8) <= most;
+    const bool sell_ok = static_cast<double>(f.sell8) <= most, sells_ok = static_cast<double>(f.sell8s) <= most;
     const bool rows4_ok = static_cast<double>(f.rows4) <= most, rows8_ok = static_cast<double>(f.rows8) <= most;
-    if (!dia_ok || !ell_ok || !sell_ok || !rows4_ok || !rows8_ok)
+    if (!dia_ok || !ell_ok || !sell_ok || !sells_ok || !rows4_ok || !rows8_ok)
       std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ") << (sell_ok ? "" : "SELL-8 ")
+                << (sells_ok ? "" : "SELL-8-sigma ")
                 << (rows4_ok ? "" : "rows4 ") << (rows8_ok ? "" : "rows8 ")
                 << "left out (padding over " << max_padding << "x the nonzeros: " << f.diagonals << " diagonals, longest row "
                 << f.longest_row << ", " << f.sell8 << " SELL-8 slots, grouped rows " << f.rows4 << " and " << f.rows8
@@ -375,8 +404,9 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
                                    [p, fn](benchmark::State& s) { fn(s, *p); })
           ->Apply(tlbench::common_options);
     };
-    for (const std::string format : {"csr", "csr_long_rows", "sell8", "rows4", "rows8", "coo", "dia", "ell"}) {
+    for (const std::string format : {"csr", "csr_long_rows", "sell8", "sell8s", "rows4", "rows8", "coo", "dia", "ell"}) {
       if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok) ||
+          (format == "sell8s" && !sells_ok) ||
           (format == "rows4" && !rows4_ok) || (format == "rows8" && !rows8_ok))
         continue;
       if (format != "csr_long_rows")  // the same arrays as csr: its hand loop is csr's
@@ -390,6 +420,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
           if (format == "dia") spmv_generated<dia>(s, q, impl, format);
           if (format == "ell") spmv_generated<ell>(s, q, impl, format);
           if (format == "sell8") spmv_generated<sell<8>>(s, q, impl, format);
+          if (format == "sell8s") spmv_generated<sell_sigma<8, 256>>(s, q, impl, format);
           if (format == "rows4") spmv_generated<grouped_rows<4>>(s, q, impl, format);
           if (format == "rows8") spmv_generated<grouped_rows<8>>(s, q, impl, format);
         };

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,13 @@ input_stats measure_input(std::span<const index_t> dims, std::span<const index_t
   for (std::size_t r = 0; r < row.size(); r += 8)
     s.sell8 += 8 * static_cast<double>(*std::max_element(row.begin() + static_cast<std::ptrdiff_t>(r),
                                                          row.begin() + static_cast<std::ptrdiff_t>(std::min(row.size(), r + 8))));
+  {  // SELL-8-sigma: the same slices over the rows sorted by length within windows of 256 (pack's rule)
+    std::vector<std::remove_cvref_t<decltype(row[0])>> sorted(row.begin(), row.end());
+    for (std::size_t w = 0; w < sorted.size(); w += 256)
+      std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(w),
+                sorted.begin() + static_cast<std::ptrdiff_t>(std::min(sorted.size(), w + 256)), std::greater<>());
+    for (std::size_t r = 0; r < sorted.size(); r += 8) s.sell8s += 8 * static_cast<double>(sorted[r]);
+  }
   for (const auto c : col) {
     s.cols_used += c != 0;
     s.longest_col = std::max(s.longest_col, static_cast<double>(c));
@@ -186,6 +194,14 @@ layout matrix_layout(std::size_t f, const input_stats& s, double v, bool transpo
       const double slices = std::ceil(m / 8);
       l = {slices + s.sell8, s.sell8, (slices + 1) * index_bytes + s.sell8 * (index_bytes + v),
            num(slices) + " slices of 8 rows, padded to their longest: " + num(s.sell8) + " slots"};
+      break;
+    }
+    case f_sell8s: {
+      // SpMV only (unsupported_reason), never transposed; the permutation adds a row index per row.
+      const double slices = std::ceil(m / 8);
+      l = {slices + s.sell8s, s.sell8s, (slices + 1 + m) * index_bytes + s.sell8s * (index_bytes + v),
+           num(slices) + " slices of 8 rows sorted by length in windows of 256, padded to their longest: " +
+               num(s.sell8s) + " slots"};
       break;
     }
     case f_rows4:

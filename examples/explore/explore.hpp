@@ -65,7 +65,7 @@ inline constexpr kernel_info kernels[num_kernels] = {
 /// kernels_impl.hpp.
 inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr",  "ell",
                                                       "dia", "bcsr4", "csb", "hash-rows", "dense", "csr-long",
-                                                      "sell8", "rows4", "rows8"};
+                                                      "sell8", "rows4", "rows8", "sell8s"};
 inline constexpr std::string_view matrix_format_desc[] = {
     "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
     "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
@@ -75,7 +75,9 @@ inline constexpr std::string_view matrix_format_desc[] = {
     "grouped rows, 4 a group: a group's columns once, 4 values a column (BCSR with 4x1 blocks; y summed per group in "
     "a block workspace)",
     "grouped rows, 8 a group: a group's columns once, 8 values a column (BCSR with 8x1 blocks; y summed per group in "
-    "a block workspace)"};
+    "a block workspace)",
+    "SELL-8-sigma: SELL-8 over the rows sorted by length, longest first, within windows of 256 rows (sell_sigma<8, "
+    "256>; each slice's sums stored into their rows through the permutation)"};
 inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
 inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};
 inline constexpr std::string_view tensor_format_desc[] = {"COO of order 3", "CSF (compressed fibers)",
@@ -90,7 +92,7 @@ constexpr std::string_view format_name(int order, std::size_t f) {
 
 enum matrix_format : std::size_t {
   f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense, f_csr_long, f_sell8,
-  f_rows4, f_rows8
+  f_rows4, f_rows8, f_sell8s
 };
 enum tensor_format : std::size_t { f_coo3, f_csf, f_dense3 };
 
@@ -101,7 +103,7 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_csr_long && k != kernel_id::spmv)
     return "CSR's arrays with a hint that changes only a sum over a row's entries innermost (SpMV); for this "
            "kernel its loops are csr's";
-  if (f == f_sell8 && k != kernel_id::spmv)
+  if ((f == f_sell8 || f == f_sell8s) && k != kernel_id::spmv)
     return "instantiated for SpMV only, where its block workspace sums a slice's 8 rows of y; with a matrix "
            "output its loops are ELL's, slice by slice, and ell stands for them";
   if ((f == f_rows4 || f == f_rows8) && k != kernel_id::spmv)
@@ -121,7 +123,7 @@ constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_csr_long)
     return "not instantiated in the device form: on CUDA/HIP its loops are csr's (the partial sums are host "
            "code), so csr's device run stands for it";
-  if (f == f_sell8)
+  if (f == f_sell8 || f == f_sell8s)
     return "not instantiated in the device form: on CUDA/HIP its loops are ELL's, slice by slice (the block "
            "workspace is host code), so ell's device run stands for it";
   if (f == f_rows4 || f == f_rows8)
@@ -222,6 +224,7 @@ struct input_stats {
   double diagonal_span = 0;                 ///< their lengths summed (the positions DIA iterates)
   double blocks4 = 0;                       ///< distinct 4x4 blocks (BCSR)
   double sell8 = 0;                         ///< SELL-8's slots: 8 x each slice's longest row, summed
+  double sell8s = 0;                        ///< the same over rows sorted by length within windows of 256 (SELL-8-sigma)
   double rows4 = 0, rows8 = 0;              ///< grouped rows: distinct (group of 4 / 8 rows, column) pairs
   double products = 0;                      ///< square A: sum over entries A(i,k) of nnz(row k) (SpGEMM)
   double coo_merge = 0, dcsr_merge = 0;     ///< square A: steps of the row merges of COO / DCSR SpGEMM

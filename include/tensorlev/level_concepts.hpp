@@ -260,6 +260,23 @@ concept prefetching_level = level<L> && requires(const L& l, typename L::index_t
   { l.prefetch_children(p) } -> std::same_as<typename L::index_type>;
 };
 
+/// A level whose blocked coordinate goes through a stored map (optional;
+/// permuted_dense, the lanes of SELL-C-sigma): at a block_inner level map,
+/// the logical coordinate of block b's lane l is `remap(b * B + l)`, not
+/// b * B + l. `remap` is a bijection of [0, n) for the dimension's extent
+/// n and the identity past it (a last block's padding), `remap_inside(i)`
+/// the same for i < n without the check; `validate_remap(n)`
+/// checks that, and pack, where `window` rows are sorted, fills it with
+/// `set_permutation`. The generator applies it wherever it computes a
+/// blocked coordinate (describe.hpp, comp_remap).
+template <class L>
+concept remapping_level = level<L> && requires { typename detail::bool_constant_check<L::remaps>; } && L::remaps &&
+                          requires(const L& l, typename L::index_type i) {
+                            { l.remap(i) } -> std::same_as<typename L::index_type>;
+                            { l.remap_inside(i) } -> std::same_as<typename L::index_type>;
+                            l.validate_remap(i);
+                          };
+
 /// A level `pack` can build: constructible from a level_shape and assembled
 /// by append, insert, or implicitly.
 template <class L>

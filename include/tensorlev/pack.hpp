@@ -16,6 +16,7 @@
 /// capability only: append (compressed, singleton), insert at the position
 /// locate gives (dense, hashed), or implicitly (range, offset).
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -1015,6 +1016,51 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
 /// Storage S (storage.hpp) must be growable: `pack<csr, owning<std::int64_t,
 /// std::int32_t>>(list)` stores 64-bit positions and 32-bit coordinates
 /// (each checked to fit).
+namespace detail {
+// The level of LT that remaps its blocked coordinate (permuted_dense), or
+// the number of levels.
+template <class LT>
+constexpr std::size_t remap_level_index() {
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    std::size_t r = sizeof...(K);
+    ((r = r == sizeof...(K) && remapping_level<std::tuple_element_t<K, LT>> ? K : r), ...);
+    return r;
+  }(std::make_index_sequence<std::tuple_size_v<LT>>{});
+}
+
+// SELL-C-sigma's row order: the rows of dimension d sorted by their number
+// of entries (as listed, duplicates counted), longest first, within
+// windows of `window` rows, ties in row order. perm[k] is the row at
+// position k.
+template <class V, class I>
+std::vector<I> rows_by_length(const coordinate_list<V, I>& list, std::size_t d, std::size_t window) {
+  const std::size_t m = static_cast<std::size_t>(list.dims()[d]), N = list.order();
+  std::vector<std::size_t> count(m, 0);
+  const auto& raw = list.raw_coords();
+  for (std::size_t e = 0; e < list.size(); ++e) ++count[static_cast<std::size_t>(raw[e * N + d])];
+  std::vector<I> perm(m);
+  for (std::size_t r = 0; r < m; ++r) perm[r] = static_cast<I>(r);
+  for (std::size_t w = 0; w < m; w += window) {
+    const std::size_t end = m - w < window ? m : w + window;
+    std::stable_sort(perm.begin() + static_cast<std::ptrdiff_t>(w), perm.begin() + static_cast<std::ptrdiff_t>(end),
+                     [&](I a, I b) { return count[static_cast<std::size_t>(a)] > count[static_cast<std::size_t>(b)]; });
+  }
+  return perm;
+}
+
+// The list with dimension d's coordinates r replaced by their position in
+// perm (the inverse permutation), entries in the same order.
+template <class V, class I>
+coordinate_list<V, I> rows_renumbered(const coordinate_list<V, I>& list, std::size_t d, const std::vector<I>& perm) {
+  std::vector<I> inv(perm.size());
+  for (std::size_t k = 0; k < perm.size(); ++k) inv[static_cast<std::size_t>(perm[k])] = static_cast<I>(k);
+  const std::size_t N = list.order();
+  std::vector<I> coords = list.raw_coords();
+  for (std::size_t e = 0; e < list.size(); ++e) coords[e * N + d] = inv[static_cast<std::size_t>(coords[e * N + d])];
+  return coordinate_list<V, I>(list.dims(), std::move(coords), list.raw_values());
+}
+}  // namespace detail
+
 template <format_type F, storage_policy S = owning<>, class V, index_type I>
 [[nodiscard]] tensor<V, F, I, S> pack(const coordinate_list<V, I>& list, duplicates policy = duplicates::sum) {
   static_assert(S::growable, "tensorlev::pack: the storage must be growable (owning, not borrowed): pack into an "
@@ -1038,7 +1084,24 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
       if (auto t = detail::pack_row_compressed<T>(list, policy)) return std::move(*t);
   }
   static constexpr auto maps = F::maps;
-  auto sorted = detail::sort_entries(list, std::span<const level_map_info>(maps), policy, label);
+  // SELL-C-sigma (a remapping level): the rows sorted by length within
+  // windows, packed as rows 0, 1, ... in that order, the permutation kept
+  // by the level.
+  constexpr std::size_t remap_k = detail::remap_level_index<LT>();
+  std::vector<I> row_perm;
+  std::optional<coordinate_list<V, I>> renumbered;
+  if constexpr (remap_k < L) {
+    constexpr std::size_t d = maps[remap_k].dim;
+    row_perm = detail::rows_by_length(list, d, std::tuple_element_t<remap_k, LT>::window);
+    renumbered.emplace(detail::rows_renumbered(list, d, row_perm));
+    if (policy == duplicates::error) {  // named in the caller's coordinates
+      std::array<level_map_info, N> plain{};
+      for (std::size_t x = 0; x < N; ++x) plain[x] = level_map_info{map_kind::mode, x, x, 1};
+      (void)detail::sort_entries(list, std::span<const level_map_info>(plain), policy, label);
+    }
+  }
+  const coordinate_list<V, I>& src = renumbered ? *renumbered : list;
+  auto sorted = detail::sort_entries(src, std::span<const level_map_info>(maps), policy, label);
   const std::size_t n = sorted.vals.size();
 
   auto opt_levels = []<std::size_t... K>(std::index_sequence<K...>) {
@@ -1066,6 +1129,7 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
       shape.children = std::span<const I>(children);
     }
     Lk& lvl = std::get<K>(opt_levels).emplace(shape);
+    if constexpr (remapping_level<Lk>) lvl.set_permutation(row_perm);
     auto up = [&]<std::size_t U>(std::integral_constant<std::size_t, U>) -> auto& {
       static_assert(U <= K, "tensorlev: a level can link only to levels above it");
       return *std::get<K - U>(opt_levels);

@@ -260,8 +260,10 @@ void visit_levels(const Levels& lv, I ppos, I* coords, Fn& f) {
 
 // Logical coordinates from level coordinates; false when a blocked
 // dimension's padding lies outside the tensor.
-template <class F, class I, std::size_t N>
-bool logical_coords(const I* lc, const std::array<I, N>& dims, std::array<I, N>& x) {
+// A block_inner level that remaps (permuted_dense: SELL-C-sigma) maps the
+// blocked coordinate to its row; past the extent the remap is the identity.
+template <class F, class I, std::size_t N, class Levels>
+bool logical_coords(const I* lc, const std::array<I, N>& dims, std::array<I, N>& x, const Levels& levels) {
   x.fill(I(0));
   for (std::size_t k = 0; k < F::num_levels; ++k) {
     const auto& m = F::maps[k];
@@ -274,6 +276,14 @@ bool logical_coords(const I* lc, const std::array<I, N>& dims, std::array<I, N>&
   }
   for (std::size_t d = 0; d < N; ++d)
     if (x[d] >= dims[d]) return false;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    ([&] {
+      if constexpr (remapping_level<std::tuple_element_t<K, Levels>>) {
+        const std::size_t d = F::maps[K].dim;
+        x[d] = std::get<K>(levels).remap(x[d]);
+      }
+    }(), ...);
+  }(std::make_index_sequence<F::num_levels>{});
   return true;
 }
 
@@ -290,7 +300,7 @@ void for_each_component(const tensor<V, F, I, S>& t, Fn&& f) {
   std::array<I, F::order> x{};
   const auto values = t.values();
   auto leaf = [&](const I* lc, I p) {
-    if (detail::logical_coords<F>(lc, t.dims(), x)) f(std::as_const(x), values[static_cast<std::size_t>(p)]);
+    if (detail::logical_coords<F>(lc, t.dims(), x, t.levels())) f(std::as_const(x), values[static_cast<std::size_t>(p)]);
   };
   detail::visit_levels<0>(t.levels(), I(0), coords, leaf);
 }
@@ -327,6 +337,7 @@ typename T::index_type validate_level(const T& t, typename T::index_type parent_
     throw shape_error(where(message()) << " has extent " << l.dimension() << ", but its blocks are " << F::maps[K].block
                                        << " wide");
   try {
+    if constexpr (remapping_level<L>) l.validate_remap(t.dims()[F::maps[K].dim]);
     return l.validate(parent_size);
   } catch (const error& e) {
     throw shape_error(where(message()) << ": " << e.what());

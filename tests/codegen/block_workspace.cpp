@@ -4,7 +4,7 @@
 // per block (stored, for `=`: y is not zero-filled first); the last block,
 // when it reaches past the extent, runs the plain loops (after zeroing its
 // rows, for `=`). Generated: block sizes 1, 3, 8 (SELL), 2, 3 (BCSR), 1, 3, 4,
-// 8 (grouped rows), 2 (CSB);
+// 8 (grouped rows), 2 (CSB), SELL-C-sigma (rows through a permutation);
 // extents 0, 1, around one and two blocks and larger; fills 0, sparse, half,
 // full; expression shapes (negation, difference, repeated operand, constant,
 // sum of operands, an extra dense term); `=` over a garbage-filled y and
@@ -46,6 +46,19 @@ static_assert(spmv_order<csr>().block == -1 && spmv_order<ell>().block == -1 && 
 // than the B sums a workspace clears and adds).
 static_assert(spmv_order<csb<2>>().block == -1 && spmv_order<csb<2>, 'j', 'i', 'j', 'i'>().block == -1);
 static_assert(spmv_order<sell<cg::block_ws_max + 1>>().block == -1);
+// SELL-C-sigma: the same workspace; its rows go through the lanes level's
+// permutation (a remapping level) and are no range of rows (rows_block).
+static_assert(spmv_order<sell_sigma<8>>().block == 0 && spmv_order<sell_sigma<1, 4>>().block == 0);
+static_assert(spmv_order<sell_sigma<8>, 'j', 'i', 'j', 'i'>().block == -1);
+static_assert(tensorlev::remapping_level<sell_sigma<8>::level_type<2, int>>);
+static_assert(!tensorlev::remapping_level<sell<8>::level_type<2, int>>);
+static_assert([] {
+  using y_t = decltype(lval<tensor<double, dense_vector>>()(i));
+  using A_t = decltype(lval<const tensor<double, sell_sigma<8>>>()(i, j));
+  using x_t = decltype(lval<const tensor<double, dense_vector>>()(j));
+  constexpr auto d = cg::describe<y_t, decltype(lval<const A_t>() * lval<const x_t>()), false>();
+  return d.ncomp == 1 && d.comp_remap[0] == 3;  // level 2 of A, plus one
+}());
 static_assert(spmv_order<sell<8>, 'j', 'i', 'j', 'i'>().block == -1);
 static_assert(spmv_order<bcsr<2>, 'j', 'i', 'j', 'i'>().block == 1);  // BCSR's columns are blocks too
 // Grouped rows' columns are not blocked: the transpose scatters.
@@ -168,6 +181,21 @@ TEST(BlockWorkspace, SellEveryShape) {
   EXPECT_EQ(bad, 0u);
 }
 
+// SELL-C-sigma: windows of two slices (sell_sigma<3, 6>) and larger, so
+// that the generated cases sort rows across slices; `A*x + b` reads b at
+// the remapped row inside the workspace, the transpose scatters.
+TEST(BlockWorkspace, SellSigmaEveryShape) {
+  std::mt19937_64 rng(4106);
+  std::size_t bad = 0;
+  bad += sweep<sell_sigma<1, 4>, double>(rng, 1);
+  bad += sweep<sell_sigma<3, 6>, double>(rng, 3);
+  bad += sweep<sell_sigma<8, 16>, double>(rng, 8);
+  bad += sweep<sell_sigma<3, 1000>, double>(rng, 3);
+  bad += sweep<sell_sigma<4, 8>, std::complex<double>, std::int64_t>(rng, 4);
+  bad += sweep<sell_sigma<4, 8>, int>(rng, 4);
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(BlockWorkspace, BlockedRowsEveryShape) {
   std::mt19937_64 rng(4102);
   std::size_t bad = 0;
@@ -205,7 +233,8 @@ TEST(BlockWorkspace, ValueAndIndexTypes) {
 template <class F>
 void short_block_level(int m, int blocks) {
   coordinate_list<double, int> e(std::vector<int>{m, 5});
-  for (int r = 0; r < m; ++r) e.push_back({r, r % 5}, 1.0 + r);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c <= r % 5; ++c) e.push_back({r, c}, c == 0 ? 1.0 + r : 0.0);  // rows of 1-5 entries
   const auto A = pack<F>(e);
   auto lv = A.levels();
   std::get<0>(lv) = std::remove_cvref_t<decltype(std::get<0>(lv))>(blocks);
@@ -215,9 +244,16 @@ void short_block_level(int m, int blocks) {
   for (std::size_t chunks : {std::size_t{0}, std::size_t{2}}) {
     for (auto& v : y.values()) v = 99;
     run_in_chunks(chunks, false, y(i), S(i, j) * x(j));
-    const int reached = std::min(m, blocks * static_cast<int>(A.template level<2>().dimension()));
+    const auto& lanes = A.template level<2>();
+    const int reached = std::min(m, blocks * static_cast<int>(lanes.dimension()));
+    std::vector<double> want(static_cast<std::size_t>(m), 0.0);
+    for (int k = 0; k < reached; ++k) {  // the rows blocked coordinates 0 .. reached-1 stand for
+      int r = k;
+      if constexpr (tensorlev::remapping_level<std::remove_cvref_t<decltype(lanes)>>) r = lanes.remap(k);
+      want[static_cast<std::size_t>(r)] = 1.0 + r;
+    }
     for (int r = 0; r < m; ++r)
-      EXPECT_EQ(y.values()[static_cast<std::size_t>(r)], r < reached ? 1.0 + r : 0.0)
+      EXPECT_EQ(y.values()[static_cast<std::size_t>(r)], want[static_cast<std::size_t>(r)])
           << fname<F>() << " row " << r << " of " << m << ", " << blocks << " blocks, chunks " << chunks;
   }
 }
@@ -226,6 +262,8 @@ TEST(BlockWorkspace, RowsNoBlockReachesAreZeroed) {
   for (int blocks : {0, 1, 2}) {
     short_block_level<sell<8>>(20, blocks);
     short_block_level<sell<4>>(13, blocks);
+    short_block_level<sell_sigma<4, 8>>(13, blocks);
+    short_block_level<sell_sigma<8, 16>>(20, blocks);
   }
 }
 
@@ -246,6 +284,73 @@ TEST(BlockWorkspace, Printed) {
                            "i_u_end = i_u < i_extent ? i_u + 1 : i_u;  // blocked coordinate", "y_vals[py1] += acc;"})
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
   EXPECT_EQ(loop_nest(y(i), C(i, j) * x(j)).find("workspace"), std::string::npos);
+}
+
+// SELL-C-sigma prints its blocks' rows through the permutation.
+TEST(BlockWorkspace, SellSigmaPrinted) {
+  const auto A = pack<sell_sigma<8>>(coordinate_list<double, int>(std::vector<int>{3, 4}));
+  tensor<double, dense_vector> x({4}), y({3});
+  const std::string s = loop_nest(y(i), A(i, j) * x(j), std::vector<std::string>{"y", "A", "x"});
+  for (const char* want : {"double w[8] = {};", "for (int l = 0; l < 8; ++l) y_vals[A_perm[qA1 * 8 + l]] = w[l];",
+                           "for (int l = 0; qA1 * 8 + l < i_extent; ++l) y_vals[A_perm[qA1 * 8 + l]] = 0;",
+                           "int i_u = A_perm[qA1 * 8 + qA3], i_u_end = i_u < i_extent ? i_u + 1 : i_u;"})
+    EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
+}
+
+// pack's rule: rows sorted by their number of entries, longest first,
+// stable, within windows of Sigma rows; a slice then pads to rows of
+// similar length.
+TEST(BlockWorkspace, SellSigmaRowOrder) {
+  const std::vector<int> len{1, 3, 2, 0, 5, 4, 4, 1, 0, 2, 6};
+  coordinate_list<double, int> e(std::vector<int>{11, 8});
+  for (int r = 0; r < 11; ++r)
+    for (int c = 0; c < len[static_cast<std::size_t>(r)]; ++c) e.push_back({r, c}, 1.0 + r + 10 * c);
+  const auto A = pack<sell_sigma<2, 4>>(e);
+  const auto& p = A.level<2>().permutation();
+  // windows [0,4): lengths 1 3 2 0 -> rows 1 2 0 3; [4,8): 5 4 4 1 -> 4 5 6 7; [8,11): 0 2 6 -> 10 9 8
+  EXPECT_EQ(std::vector<int>(p.begin(), p.end()), (std::vector<int>{1, 2, 0, 3, 4, 5, 6, 7, 10, 9, 8}));
+  // slices (1,2) (0,3) (4,5) (6,7) (10,9) (8): widths 3 1 5 4 6 0 -> 19 slots of 2
+  EXPECT_EQ(A.stored(), 38u);
+  EXPECT_EQ(pack<sell<2>>(e).stored(), 2u * (3 + 2 + 5 + 4 + 2 + 6));  // rows in order: 44
+  EXPECT_EQ(to_dense(A), to_dense(pack<csr>(e)));
+  // One window over everything: rows by length alone.
+  const auto B = pack<sell_sigma<2, 64>>(e);
+  const auto& q = B.level<2>().permutation();
+  EXPECT_EQ(std::vector<int>(q.begin(), q.end()), (std::vector<int>{10, 4, 5, 6, 1, 2, 9, 0, 7, 3, 8}));
+  EXPECT_EQ(to_dense(B), to_dense(pack<csr>(e)));
+  // duplicates::error names the caller's coordinates, not the sorted rows.
+  e.push_back({9, 1}, 1.0);
+  try {
+    (void)pack<sell_sigma<2, 4>>(e, tensorlev::duplicates::error);
+    ADD_FAILURE() << "no duplicate_error";
+  } catch (const tensorlev::duplicate_error& x) {
+    EXPECT_NE(std::string(x.what()).find("(9,1)"), std::string::npos) << x.what();
+  }
+}
+
+// validate checks the permutation of arrays from elsewhere.
+TEST(BlockWorkspace, SellSigmaValidate) {
+  std::mt19937_64 rng(4107);
+  auto A = random_operand<sell_sigma<4, 8>>(std::array<int, 2>{10, 6}, 0.4, rng);
+  EXPECT_NO_THROW(tensorlev::validate(A.t));
+  using L2 = std::remove_cvref_t<decltype(A.t.level<2>())>;
+  auto broken = [&](std::vector<int> perm, const char* want) {
+    auto lv = A.t.levels();
+    std::get<2>(lv) = L2(4, std::move(perm));
+    const tensor<double, sell_sigma<4, 8>> bad(A.t.dims(), lv,
+                                               std::vector<double>(A.t.values().begin(), A.t.values().end()));
+    try {
+      tensorlev::validate(bad);
+      ADD_FAILURE() << "no shape_error for " << want;
+    } catch (const tensorlev::shape_error& e) {
+      EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("level 2 (permuted dense)"), std::string::npos) << e.what();
+    }
+  };
+  broken({0, 1, 2, 3, 4, 5, 6, 7, 8}, "the permutation has 9 entries, expected one per row (10)");
+  broken({0, 1, 2, 3, 4, 5, 6, 7, 8, 10}, "permutation entry 9 is 10, outside [0, 10)");
+  broken({0, 1, 2, 3, 4, 5, 6, 7, 8, -1}, "permutation entry 9 is -1, outside [0, 10)");
+  broken({0, 1, 2, 3, 4, 5, 6, 2, 8, 9}, "permutation entry 7 repeats row 2");
 }
 
 // A SELL-C matrix's blocks: the lane level's extent is the block (what the

@@ -305,6 +305,7 @@ TEST(DeviceForm, BlocksOfRowsRunInChunks) {
     EXPECT_TRUE(std::equal(want.begin(), want.end(), y.values().begin())) << tltest::fname<F>();
   };
   run(std::type_identity<tl::sell<4>>{}, 8);
+  run(std::type_identity<tl::sell_sigma<4, 8>>{}, 8);
   run(std::type_identity<tl::grouped_rows<3>>{}, 10);
   run(std::type_identity<tl::bcsr<2>>{}, 15);
 }

@@ -287,6 +287,8 @@ TEST(Fuse, CgIterationEveryAliasing) {
   check_program<grouped_rows<4>>(cg_iteration{}, {0, 1, 7, 2049, 4100}, 15);
   check_program<grouped_rows<3>>(cg_iteration{}, {2, 4097, 5000, 20000}, 10);
   check_program<sell<8>>(cg_iteration{}, {0, 1, 7, 4100, 20000}, 10);
+  // SELL-C-sigma's blocks hold permuted rows, no range: its SpMV runs alone.
+  check_program<sell_sigma<8, 64>>(cg_iteration{}, {0, 1, 7, 4100}, 10);
   check_program<bcsr<2>>(cg_iteration{}, {1, 7, 4101}, 10);
   check_program<csb<4>>(cg_iteration{}, {5, 4099}, 10);
 }
@@ -451,6 +453,9 @@ static_assert(fusable_v<decltype(defer(std::declval<vec&>()(i)) =
                                      std::declval<tensor<double, sell<4>>&>()(i, j) * std::declval<vec&>()(j))>);
 static_assert(fusable_v<decltype(defer(std::declval<vec&>()(i)) =
                                      std::declval<tensor<double, bcsr<2>>&>()(i, j) * std::declval<vec&>()(j))>);
+// SELL-C-sigma's blocks hold rows through a permutation: no range of rows to cut.
+static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(i)) =
+                                      std::declval<tensor<double, sell_sigma<4>>&>()(i, j) * std::declval<vec&>()(j))>);
 // The transpose's rows are not loop 0's blocks (they scatter); ELL's loop 0 binds slots.
 static_assert(!fusable_v<decltype(defer(std::declval<vec&>()(j)) =
                                       std::declval<tensor<double, grouped_rows<4>>&>()(i, j) * std::declval<vec&>()(i))>);

@@ -42,6 +42,7 @@ static_assert(par_of<out_vec_j, mul_expr<mat<csr>, cvec_i>> == par_kind::scatter
 // (i = b * B + inner): chunks own their blocks' rows. The transposes (rows
 // of another block pair, or not blocked) and ELL (loop 0 binds slots) scatter.
 static_assert(par_of<vec_i, mul_expr<mat<sell<4>>, vec_j>> == par_kind::rows);
+static_assert(par_of<vec_i, mul_expr<mat<sell_sigma<4, 8>>, vec_j>> == par_kind::rows);  // rows through a permutation
 static_assert(par_of<vec_i, mul_expr<mat<bcsr<2>>, vec_j>> == par_kind::rows);
 static_assert(par_of<vec_i, mul_expr<mat<grouped_rows<3>>, vec_j>> == par_kind::rows);
 static_assert(par_of<vec_i, mul_expr<mat<csb<2>>, vec_j>> == par_kind::rows);
@@ -153,7 +154,7 @@ TEST(Parallel, SpmvEveryMatrixFormat) {
   std::size_t bad = 0;
   const long before = chunks_run();
   for_each_format<std::tuple<csr, coo, coo_aos, csc, dcsr, dense_row_major, dense_col_major, hash_rows, ell, dia,
-                             bcsr<2>, sell<4>, grouped_rows<3>, csb<2>>>([&]<class F>(std::type_identity<F>) {
+                             bcsr<2>, sell<4>, sell_sigma<4, 8>, grouped_rows<3>, csb<2>>>([&]<class F>(std::type_identity<F>) {
     for (const auto& d : shapes)
       for (double fill : {0.0, 0.05, 0.5}) bad += spmv_case<F>(d, fill, rng);
   });

@@ -264,6 +264,7 @@ void run_order3_format(const gpu_launcher& dev, const in<F>& B, const in<tl::den
 }
 void run_formats(const in<tl::coo_aos>& A1, const in<tl::dense_col_major>& A2, const in<hash_rows>& A3,
                  const in<tl::dia>& A4, const in<tl::bcsr<2>>& A5, const in<tl::dense_row_major>& A6,
+                 const in<tl::sell_sigma<4, 8>>& A7,
                  const in<tl::coo_tensor<3>>& B1, const in<tl::dense_tensor<3>>& B2, const in<tl::mode_generic>& B3,
                  const in<tl::dense_row_major>& C, const in<tl::dense_row_major>& D, const in<tl::dense_vector>& x,
                  const in<tl::dense_vector>& z, out<tl::dense_vector>& y, out<tl::dense_vector>& yt,
@@ -275,6 +276,7 @@ void run_formats(const in<tl::coo_aos>& A1, const in<tl::dense_col_major>& A2, c
   run_matrix_format(dev, A4, x, z, y, yt);
   run_matrix_format(dev, A5, x, z, y, yt);
   run_matrix_format(dev, A6, x, z, y, yt);
+  run_matrix_format(dev, A7, x, z, y, yt);  // rows through the lanes' permutation
   run_order3_format(dev, B1, C, D, x, M, N);
   run_order3_format(dev, B2, C, D, x, M, N);
   run_order3_format(dev, B3, C, D, x, M, N);
@@ -297,4 +299,11 @@ void host_statements(const tl::tensor<double, tl::csc>& A, const tl::tensor<doub
   tl::compute(tl::serial, C(i, j), A(i, j) + B(i, j));
   tl::compute(tl::serial, Z(i, j, k), X(i, j, k) + Y(i, j, k));
   tl::compute(tl::serial, H(i, j), P(i, j) + Q(i, j));
+}
+// SELL-C-sigma's host block workspace (its stores through the permutation,
+// an unrolled lane loop) through this compiler's host pass.
+void host_sell_sigma(const tl::tensor<double, tl::sell_sigma<8>>& A, const tl::tensor<double, tl::dense_vector>& x,
+                     tl::tensor<double, tl::dense_vector>& y) {
+  using namespace tl::indices;
+  tl::compute(tl::serial, y(i), A(i, j) * x(j));
 }

@@ -62,6 +62,7 @@ struct level_desc {
   bool needs_ancestors = true;  // its functions read the coordinates of the levels above
   bool long_ranges = false;     // a hint: long runs of positions per parent (split_sum)
   bool contiguous = false;      // locate(p, a, i).pos == locate(p, a, 0).pos + i (kernel::at_v_next)
+  bool remap = false;           // a block_inner level whose blocked coordinate goes through remap() (remapping_level)
   // Level maps other than mode<d> (DIA's diagonal, ELL's slot, blocks) bind
   // a private variable of their own (var < ' '), iterated only by this
   // level. A block_inner level also computes its logical variable:
@@ -112,6 +113,9 @@ struct stmt_desc {
   char comp_var[max_vars]{}, comp_outer[max_vars]{}, comp_inner[max_vars]{};
   int comp_block[max_vars]{};
   int comp_acc[max_vars]{};
+  // 1 + the level of access comp_acc whose remap() maps outer * block +
+  // inner to the variable (a remapping_level: SELL-C-sigma's lanes), or 0.
+  int comp_remap[max_vars]{};
   // More accesses, nodes or loop variables than the descriptor holds: the
   // rest is left unfilled, and run_statement stops with a message.
   bool too_big = false;
@@ -143,6 +147,7 @@ constexpr level_desc describe_level(char var) {
   if constexpr (requires { L::needs_ancestors; }) d.needs_ancestors = L::needs_ancestors;
   if constexpr (requires { L::long_ranges; }) d.long_ranges = L::long_ranges;
   if constexpr (requires { L::contiguous; }) d.contiguous = L::contiguous;
+  d.remap = remapping_level<L>;
   return d;
 }
 
@@ -372,6 +377,7 @@ constexpr stmt_desc describe() {
       d.comp_inner[d.ncomp] = l.var;
       d.comp_block[d.ncomp] = l.block;
       d.comp_acc[d.ncomp] = static_cast<int>(a);
+      d.comp_remap[d.ncomp] = l.remap ? static_cast<int>(k) + 1 : 0;
       ++d.ncomp;
     }
   d.accumulate = Accumulate;

@@ -189,18 +189,25 @@ struct printer {
       line(indent + 1, "double w[" + B + "] = {};");
       emit_nest(depth, abs | block_bit, indent + 1, target);
       line(indent + 1, "for (int l = 0; l < " + B + "; ++l) " + names[0] + "_vals[" +
-                           fn(0, 0, level_fn::locate, "0", base + " + l") + "]" + (block_store ? " = " : " += ") +
-                           "w[l];");
+                           fn(0, 0, level_fn::locate, "0", unblocked(c, base + " + l")) + "]" +
+                           (block_store ? " = " : " += ") + "w[l];");
       line(indent, "} else {");
       if (block_store)
         line(indent + 1, "for (int l = 0; " + base + " + l < " + v + "_extent; ++l) " + names[0] + "_vals[" +
-                             fn(0, 0, level_fn::locate, "0", base + " + l") + "] = 0;  // " + names[0] +
+                             fn(0, 0, level_fn::locate, "0", unblocked(c, base + " + l")) + "] = 0;  // " + names[0] +
                              " is not zero-filled first");
       emit_nest(depth, abs, indent + 1, target);
       line(indent, "}");
       return;
     }
     emit_nest(depth, abs, indent, target);
+  }
+
+  // Blocked coordinate `raw` of computed variable c as the row it stands
+  // for: through the remapping level's permutation (SELL-C-sigma), or as is.
+  std::string unblocked(std::size_t c, const std::string& raw) const {
+    if (d.comp_remap[c] == 0) return raw;
+    return names[static_cast<std::size_t>(d.comp_acc[c])] + "_perm[" + raw + "]";
   }
 
   void emit_nest(std::size_t depth, mask_t abs, int indent, const std::string& target) {
@@ -218,9 +225,10 @@ struct printer {
     for (std::size_t s = 0; s < p.nm; ++s) {
       if (p.merged[s] == -2) {
         const auto c = static_cast<std::size_t>(p.computed);
-        const std::string u = "int " + v + "_u = " + var_name(d.comp_outer[c]) + " * " +
-                              std::to_string(d.comp_block[c]) + " + " + var_name(d.comp_inner[c]) + ", " + v +
-                              "_u_end = ";
+        const std::string u = "int " + v + "_u = " +
+                              unblocked(c, var_name(d.comp_outer[c]) + " * " + std::to_string(d.comp_block[c]) +
+                                               " + " + var_name(d.comp_inner[c])) +
+                              ", " + v + "_u_end = ";
         if ((abs & block_bit) != 0 && static_cast<int>(c) == o.block_comp)
           line(indent, u + v + "_u + 1;  // blocked coordinate, inside the block");
         else

@@ -347,8 +347,20 @@ struct stmt {
         D.acc[0].lev[0].map != map_kind::mode)
       return 0;
     for (std::size_t c = 0; c < D.ncomp; ++c)
-      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0]) return D.comp_block[c];
+      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0] && D.comp_remap[c] == 0)
+        return D.comp_block[c];
     return 0;
+  }();
+  // The same with a remapped block (SELL-C-sigma's lanes): chunks of loop
+  // 0's blocks own disjoint rows, but not ranges of rows (fuse, which cuts
+  // rows in ranges, sees no rows_block).
+  static constexpr bool rows_permuted = [] {
+    if (O.n == 0 || D.acc[0].nlev == 0 || !dense_level_desc(D.acc[0].lev[0]) ||
+        D.acc[0].lev[0].map != map_kind::mode)
+      return false;
+    for (std::size_t c = 0; c < D.ncomp; ++c)
+      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0] && D.comp_remap[c] != 0) return true;
+    return false;
   }();
 };
 }  // inline namespace TENSORLEV_KERNEL_ABI

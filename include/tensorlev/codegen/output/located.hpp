@@ -95,7 +95,7 @@ struct located_output : output_base<S> {
 
   static constexpr par_kind par = [] {
     if (!S::outer_splittable || D.acc[0].nlev == 0) return par_kind::none;
-    if (S::rows_first || S::rows_block > 0) return par_kind::rows;
+    if (S::rows_first || S::rows_block > 0 || S::rows_permuted) return par_kind::rows;
     if (gaps) return par_kind::none;
     for (std::size_t k = 0; k < D.acc[0].nlev; ++k)
       if (!dense_level_desc(D.acc[0].lev[k])) return par_kind::none;
