@@ -103,7 +103,10 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_csr_long && k != kernel_id::spmv)
     return "CSR's arrays with a hint that changes only a sum over a row's entries innermost (SpMV); for this "
            "kernel its loops are csr's";
-  if ((f == f_sell8 || f == f_sell8s) && k != kernel_id::spmv)
+  if (f == f_sell8s && k != kernel_id::spmv)
+    return "instantiated for SpMV only, where its block workspace sums a slice's 8 rows of y and stores them into "
+           "their rows through the permutation; the other kernels gain nothing from the sorted rows";
+  if (f == f_sell8 && k != kernel_id::spmv)
     return "instantiated for SpMV only, where its block workspace sums a slice's 8 rows of y; with a matrix "
            "output its loops are ELL's, slice by slice, and ell stands for them";
   if ((f == f_rows4 || f == f_rows8) && k != kernel_id::spmv)
@@ -123,7 +126,10 @@ constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_csr_long)
     return "not instantiated in the device form: on CUDA/HIP its loops are csr's (the partial sums are host "
            "code), so csr's device run stands for it";
-  if (f == f_sell8 || f == f_sell8s)
+  if (f == f_sell8s)
+    return "not instantiated in the device form: on CUDA/HIP its loops are ELL's slice by slice with the rows "
+           "through the permutation (the block workspace is host code); not run on a device";
+  if (f == f_sell8)
     return "not instantiated in the device form: on CUDA/HIP its loops are ELL's, slice by slice (the block "
            "workspace is host code), so ell's device run stands for it";
   if (f == f_rows4 || f == f_rows8)

@@ -198,12 +198,25 @@ struct level_of_impl<T, I, S> {
 };
 template <class T, class I, class S>
 using level_of = typename level_of_impl<T, I, S>::type;
-// Whether every remapping level (permuted_dense) carries a block_inner map.
+// Whether a level type declares that it remaps its blocked coordinate
+// (permuted_dense; the full check is remapping_level).
+template <class Lvl>
+constexpr bool declares_remap() {
+  if constexpr (requires { Lvl::remaps; })
+    return Lvl::remaps;
+  else
+    return false;
+}
+// Whether the remapping levels (permuted_dense) are at most one and carry
+// a block_inner map.
 template <std::size_t N>
 constexpr bool remaps_on_block_inner(const std::array<level_map_info, N>& infos, const std::array<bool, N>& remaps) {
-  for (std::size_t k = 0; k < N; ++k)
+  std::size_t n = 0;
+  for (std::size_t k = 0; k < N; ++k) {
     if (remaps[k] && infos[k].kind != map_kind::block_inner) return false;
-  return true;
+    n += remaps[k] ? 1 : 0;
+  }
+  return n <= 1;
 }
 }  // namespace detail
 
@@ -235,11 +248,12 @@ struct format<levels<L...>, Map> {
                 "level 1 (2) above it to carry it, as in DIA = format<levels<dense<>, range<>, offset<>>, "
                 "level_map<diagonal<0,1>, mode<0>, mode<1>>>");
 
-  static_assert(detail::remaps_on_block_inner(
-                    maps, std::array<bool, sizeof...(L)>{remapping_level<typename L::template level<std::int32_t>>...}),
-                "tensorlev::format: a permuted level (permuted_dense) must carry a block_inner<d,B> map: it permutes "
-                "the rows that a block's lanes stand for, as in SELL-C-sigma = format<levels<dense<>, compressed<>, "
-                "permuted_dense<>, singleton<>>, level_map<block_outer<0,C>, slot<0>, block_inner<0,C>, mode<1>>>");
+  static_assert(detail::remaps_on_block_inner(maps, std::array<bool, sizeof...(L)>{
+                                                         detail::declares_remap<typename L::template level<std::int32_t>>()...}),
+                "tensorlev::format: a permuted level (permuted_dense) must carry a block_inner<d,B> map, and a format "
+                "has at most one: it permutes the rows that a block's lanes stand for, as in SELL-C-sigma = "
+                "format<levels<dense<>, compressed<>, permuted_dense<>, singleton<>>, level_map<block_outer<0,C>, "
+                "slot<0>, block_inner<0,C>, mode<1>>>");
 
   /// The level types bound to index type I and storage policy S
   /// (storage.hpp), outermost first.

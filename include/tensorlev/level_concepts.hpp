@@ -265,15 +265,18 @@ concept prefetching_level = level<L> && requires(const L& l, typename L::index_t
 /// the logical coordinate of block b's lane l is `remap(b * B + l)`, not
 /// b * B + l. `remap` is a bijection of [0, n) for the dimension's extent
 /// n and the identity past it (a last block's padding), `remap_inside(i)`
-/// the same for i < n without the check; `validate_remap(n)`
-/// checks that, and pack, where `window` rows are sorted, fills it with
-/// `set_permutation`. The generator applies it wherever it computes a
-/// blocked coordinate (describe.hpp, comp_remap).
+/// the same for i < n without the check, `rows()` the n it was made for
+/// (a kernel checks it against the operand's extent); `validate_remap(n)`
+/// checks the entries. pack fills a remapping level that also has
+/// `window` (rows sorted by length within windows of that many) and
+/// `set_permutation(std::vector<I>)`. The generator applies it wherever it
+/// computes a blocked coordinate (describe.hpp, comp_remap).
 template <class L>
 concept remapping_level = level<L> && requires { typename detail::bool_constant_check<L::remaps>; } && L::remaps &&
                           requires(const L& l, typename L::index_type i) {
                             { l.remap(i) } -> std::same_as<typename L::index_type>;
                             { l.remap_inside(i) } -> std::same_as<typename L::index_type>;
+                            { l.rows() } -> std::same_as<typename L::index_type>;
                             l.validate_remap(i);
                           };
 

@@ -1091,6 +1091,12 @@ template <format_type F, storage_policy S = owning<>, class V, index_type I>
   std::vector<I> row_perm;
   std::optional<coordinate_list<V, I>> renumbered;
   if constexpr (remap_k < L) {
+    using Lr = std::tuple_element_t<remap_k, LT>;
+    static_assert(requires(Lr& l, std::vector<I> p) {
+      { Lr::window } -> std::convertible_to<std::size_t>;
+      l.set_permutation(std::move(p));
+    }, "tensorlev::pack: a remapping level needs `window` (rows sorted by length within windows of that many) and "
+       "set_permutation(std::vector<I>) for pack to fill its permutation");
     constexpr std::size_t d = maps[remap_k].dim;
     row_perm = detail::rows_by_length(list, d, std::tuple_element_t<remap_k, LT>::window);
     renumbered.emplace(detail::rows_renumbered(list, d, row_perm));

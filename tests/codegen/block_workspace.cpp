@@ -7,8 +7,9 @@
 // 8 (grouped rows), 2 (CSB), SELL-C-sigma (rows through a permutation);
 // extents 0, 1, around one and two blocks and larger; fills 0, sparse, half,
 // full; expression shapes (negation, difference, repeated operand, constant,
-// sum of operands, an extra dense term); `=` over a garbage-filled y and
-// `+=`; serial and in chunks; double, float, int, complex, 64-bit indices.
+// sum of operands, an extra dense term, a factor indexed by the row); `=`
+// over a garbage-filled y and `+=`; serial and in chunks; double, float,
+// int, complex, 64-bit indices.
 // Small integer values: every sum is exact, so results compare exactly.
 #include <algorithm>
 #include <complex>
@@ -149,6 +150,13 @@ std::size_t cases(int m, int n, double fill, std::mt19937_64& rng) {
   bad += check<V, I>(m, combine(Ax, b.d, V(1), V(1)),
                      [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j) + bt(i)); },
                      tag + "A*x + b");
+  // A factor indexed by the row inside the workspace: b read at the row a
+  // lane stands for (SELL-C-sigma: through the permutation).
+  std::vector<V> Axb(Ax.size());
+  for (std::size_t q = 0; q < Axb.size(); ++q) Axb[q] = Ax[q] * b.d[q];
+  bad += check<V, I>(m, Axb,
+                     [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j) * bt(i)); },
+                     tag + "A*x*b");
   // The transpose: y(j) = A(i,j) * x(i) (blocked columns for BCSR and CSB,
   // a scatter for SELL).
   const auto& xmt = xm.t;
@@ -182,8 +190,9 @@ TEST(BlockWorkspace, SellEveryShape) {
 }
 
 // SELL-C-sigma: windows of two slices (sell_sigma<3, 6>) and larger, so
-// that the generated cases sort rows across slices; `A*x + b` reads b at
-// the remapped row inside the workspace, the transpose scatters.
+// that the generated cases sort rows across slices (fills 0.15 and 0.5:
+// rows of different lengths); `A*x*b` reads b at the remapped row inside
+// the workspace, the transpose scatters.
 TEST(BlockWorkspace, SellSigmaEveryShape) {
   std::mt19937_64 rng(4106);
   std::size_t bad = 0;
@@ -293,8 +302,17 @@ TEST(BlockWorkspace, SellSigmaPrinted) {
   const std::string s = loop_nest(y(i), A(i, j) * x(j), std::vector<std::string>{"y", "A", "x"});
   for (const char* want : {"double w[8] = {};", "for (int l = 0; l < 8; ++l) y_vals[A_perm[qA1 * 8 + l]] = w[l];",
                            "for (int l = 0; qA1 * 8 + l < i_extent; ++l) y_vals[A_perm[qA1 * 8 + l]] = 0;",
-                           "int i_u = A_perm[qA1 * 8 + qA3], i_u_end = i_u < i_extent ? i_u + 1 : i_u;"})
+                           "int i_u = qA1 * 8 + qA3, i_u_end = i_u + 1;  // blocked coordinate, inside the block "
+                           "(the lane's row is not read here)",
+                           "int i_u = (qA1 * 8 + qA3 < A_perm_size ? A_perm[qA1 * 8 + qA3] : qA1 * 8 + qA3), i_u_end = "
+                           "i_u < i_extent ? i_u + 1 : i_u;"})
     EXPECT_NE(s.find(want), std::string::npos) << want << "\n" << s;
+  // A factor indexed by the row inside the workspace: the row is read.
+  tensor<double, dense_vector> b({3});
+  const std::string t = loop_nest(y(i), A(i, j) * x(j) * b(i), std::vector<std::string>{"y", "A", "x", "b"});
+  EXPECT_NE(t.find("int i_u = A_perm[qA1 * 8 + qA3], i_u_end = i_u + 1;  // blocked coordinate, inside the block\n"),
+            std::string::npos)
+      << t;
 }
 
 // pack's rule: rows sorted by their number of entries, longest first,
@@ -351,6 +369,31 @@ TEST(BlockWorkspace, SellSigmaValidate) {
   broken({0, 1, 2, 3, 4, 5, 6, 7, 8, 10}, "permutation entry 9 is 10, outside [0, 10)");
   broken({0, 1, 2, 3, 4, 5, 6, 7, 8, -1}, "permutation entry 9 is -1, outside [0, 10)");
   broken({0, 1, 2, 3, 4, 5, 6, 2, 8, 9}, "permutation entry 7 repeats row 2");
+  // A kernel checks the length (its stores read the permutation unchecked
+  // for every row of a full block); the entries are validate's.
+  for (std::vector<int> perm : {std::vector<int>{0, 1, 2}, std::vector<int>(11, 0)}) {
+    auto lv = A.t.levels();
+    const std::size_t len = perm.size();
+    std::get<2>(lv) = L2(4, std::move(perm));
+    const tensor<double, sell_sigma<4, 8>> bad(A.t.dims(), lv,
+                                               std::vector<double>(A.t.values().begin(), A.t.values().end()));
+    tensor<double, dense_vector> x({6}), y({10});
+    try {
+      y(i) = bad(i, j) * x(j);
+      ADD_FAILURE() << "no shape_error for a permutation of " << len;
+    } catch (const tensorlev::shape_error& e) {
+      EXPECT_NE(std::string(e.what()).find("operand 1, level 2 (permuted dense): the permutation has " +
+                                           std::to_string(len) + " entries, but the dimension it permutes has "
+                                                                 "extent 10"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // pack into a stored row type too narrow for the rows: an error, not a
+  // truncated permutation.
+  coordinate_list<double, int> tall(std::vector<int>{40000, 2});
+  for (int r = 0; r < 40000; ++r) tall.push_back({r, r % 2}, 1.0);
+  EXPECT_THROW((void)(pack<sell_sigma<4, 8>, tensorlev::owning<void, std::int16_t>>(tall)), tensorlev::overflow_error);
 }
 
 // A SELL-C matrix's blocks: the lane level's extent is the block (what the

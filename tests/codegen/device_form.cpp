@@ -305,8 +305,27 @@ TEST(DeviceForm, BlocksOfRowsRunInChunks) {
     EXPECT_TRUE(std::equal(want.begin(), want.end(), y.values().begin())) << tltest::fname<F>();
   };
   run(std::type_identity<tl::sell<4>>{}, 8);
-  run(std::type_identity<tl::sell_sigma<4, 8>>{}, 8);
   run(std::type_identity<tl::grouped_rows<3>>{}, 10);
   run(std::type_identity<tl::bcsr<2>>{}, 15);
+  // SELL-C-sigma over rows of 1-7 entries: a permutation that is not the
+  // identity (checked), one chunk a slice.
+  tl::coordinate_list<double, int> uneven({30, 11});
+  std::vector<double> want2(30, 0.0);
+  for (int a = 0; a < 30; ++a)
+    for (int b = 0; b <= (a * 5) % 7; ++b) {
+      uneven.push_back(std::array<int, 2>{a, b}, a + b);
+      want2[static_cast<std::size_t>(a)] += (a + b) * (b + 1.0);
+    }
+  const auto As = tl::pack<tl::sell_sigma<4, 8>>(uneven);
+  const auto& perm = As.level<2>().permutation();
+  bool identity = true;
+  for (std::size_t r = 0; r < perm.size(); ++r) identity = identity && perm[r] == static_cast<int>(r);
+  EXPECT_FALSE(identity);
+  const auto Asd = tltest::to_dev(As);
+  auto y2 = tltest::to_dev(tl::tensor<double, tl::dense_vector>({30}));
+  tltest::host_launcher::widest_ = 0;
+  tltest::dev_compute(y2(i), Asd(i, j) * x(j));
+  EXPECT_EQ(tltest::host_launcher::widest_, 8u);
+  EXPECT_TRUE(std::equal(want2.begin(), want2.end(), y2.values().begin()));
 }
 #endif

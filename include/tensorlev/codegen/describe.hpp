@@ -121,6 +121,19 @@ struct stmt_desc {
   bool too_big = false;
 };
 
+/// Whether an access other than the output and the blocked operand itself
+/// reads computed variable c: inside the block workspace the variable's
+/// value then matters; otherwise only the lane does (the output is the
+/// workspace), and a remapped row need not be read there (kernel.hpp).
+constexpr bool row_read_in_block(const stmt_desc& d, std::size_t c) {
+  for (std::size_t a = 1; a < d.nacc; ++a) {
+    if (static_cast<int>(a) == d.comp_acc[c]) continue;
+    for (std::size_t x = 0; x < d.acc[a].order; ++x)
+      if (d.acc[a].vars[x] == d.comp_var[c]) return true;
+  }
+  return false;
+}
+
 /// Whether variable v is private to one level (derived level maps).
 constexpr bool is_private_var(char v) { return v > 0 && v < ' '; }
 

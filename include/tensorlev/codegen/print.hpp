@@ -205,10 +205,14 @@ struct printer {
 
   // Blocked coordinate `raw` of computed variable c as the row it stands
   // for: through the remapping level's permutation (SELL-C-sigma), or as is.
-  std::string unblocked(std::size_t c, const std::string& raw) const {
+  // checked: rows past the permutation (a last block's padding) map to themselves.
+  std::string unblocked(std::size_t c, const std::string& raw, bool checked = false) const {
     if (d.comp_remap[c] == 0) return raw;
-    return names[static_cast<std::size_t>(d.comp_acc[c])] + "_perm[" + raw + "]";
+    const std::string p = names[static_cast<std::size_t>(d.comp_acc[c])] + "_perm";
+    if (checked) return "(" + raw + " < " + p + "_size ? " + p + "[" + raw + "] : " + raw + ")";
+    return p + "[" + raw + "]";
   }
+
 
   void emit_nest(std::size_t depth, mask_t abs, int indent, const std::string& target) {
     if (depth == o.n) {
@@ -225,12 +229,20 @@ struct printer {
     for (std::size_t s = 0; s < p.nm; ++s) {
       if (p.merged[s] == -2) {
         const auto c = static_cast<std::size_t>(p.computed);
-        const std::string u = "int " + v + "_u = " +
-                              unblocked(c, var_name(d.comp_outer[c]) + " * " + std::to_string(d.comp_block[c]) +
-                                               " + " + var_name(d.comp_inner[c])) +
-                              ", " + v + "_u_end = ";
-        if ((abs & block_bit) != 0 && static_cast<int>(c) == o.block_comp)
-          line(indent, u + v + "_u + 1;  // blocked coordinate, inside the block");
+        const std::string raw =
+            var_name(d.comp_outer[c]) + " * " + std::to_string(d.comp_block[c]) + " + " + var_name(d.comp_inner[c]);
+        const bool lane = (abs & block_bit) != 0 && static_cast<int>(c) == o.block_comp;
+        // Inside the workspace a remapped row is read only where another
+        // operand uses it (row_read_in_block, describe.hpp); past the extent the
+        // remap is the identity.
+        const std::string row = !lane                  ? unblocked(c, raw, true)
+                                : row_read_in_block(d, c) ? unblocked(c, raw)
+                                                       : raw;
+        const std::string u = "int " + v + "_u = " + row + ", " + v + "_u_end = ";
+        if (lane)
+          line(indent, u + v + "_u + 1;  // blocked coordinate, inside the block" +
+                           (d.comp_remap[c] != 0 && !row_read_in_block(d, c) ? " (the lane's row is not read here)"
+                                                                          : ""));
         else
           line(indent, u + v + "_u < " + v + "_extent ? " + v + "_u + 1 : " + v + "_u;  // blocked coordinate");
         continue;

@@ -101,6 +101,8 @@ class permuted_dense_level {
     requires S::growable
   {
     detail::check_fits<I>(static_cast<long long>(perm.size()), "permuted dense level: permutation length");
+    // Every entry is a row below perm.size(): the largest must fit the stored type.
+    if (!perm.empty()) detail::check_fits<crd_type>(static_cast<I>(perm.size() - 1), "permuted dense level: row");
     rows_ = static_cast<I>(perm.size());
     perm_.clear();
     perm_.reserve(perm.size());
