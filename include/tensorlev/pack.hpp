@@ -16,7 +16,6 @@
 /// capability only: append (compressed, singleton), insert at the position
 /// locate gives (dense, hashed), or implicitly (range, offset).
 
-#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -1038,12 +1037,13 @@ std::vector<I> rows_by_length(const coordinate_list<V, I>& list, std::size_t d, 
   std::vector<std::size_t> count(m, 0);
   const auto& raw = list.raw_coords();
   for (std::size_t e = 0; e < list.size(); ++e) ++count[static_cast<std::size_t>(raw[e * N + d])];
-  std::vector<I> perm(m);
+  std::vector<I> perm(m), spare(m < window ? m : window);
   for (std::size_t r = 0; r < m; ++r) perm[r] = static_cast<I>(r);
   for (std::size_t w = 0; w < m; w += window) {
-    const std::size_t end = m - w < window ? m : w + window;
-    std::stable_sort(perm.begin() + static_cast<std::ptrdiff_t>(w), perm.begin() + static_cast<std::ptrdiff_t>(end),
-                     [&](I a, I b) { return count[static_cast<std::size_t>(a)] > count[static_cast<std::size_t>(b)]; });
+    const std::size_t len = m - w < window ? m - w : window;
+    detail::stable_sort(perm.data() + w, spare.data(), len, [&](I a, I b) {
+      return count[static_cast<std::size_t>(a)] > count[static_cast<std::size_t>(b)];
+    });
   }
   return perm;
 }
