@@ -647,9 +647,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       // keeps w in memory across the slot loop.
       const auto& lanes =
           level_of<static_cast<std::size_t>(D.comp_acc[c]), static_cast<std::size_t>(D.comp_remap[c] - 1)>(st);
-#if defined(__CUDACC__)
-#pragma unroll
-#elif defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)  // (nvcc passes either pragma to g++, which warns)
 #pragma GCC unroll 16
 #endif
       for (I l = 0; l < B; ++l) {
