@@ -213,7 +213,6 @@ struct printer {
     return p + "[" + raw + "]";
   }
 
-
   void emit_nest(std::size_t depth, mask_t abs, int indent, const std::string& target) {
     if (depth == o.n) {
       if (nonzero(d, d.root, abs)) line(indent, target + " += " + expr(d.root, abs) + ";");

@@ -342,24 +342,26 @@ struct stmt {
   // output's first level's variable, a dense one (i = b * B + inner: BCSR,
   // SELL, grouped rows, CSB): chunks of loop 0's blocks then own disjoint
   // ranges of B rows each. B, or 0.
-  static constexpr int rows_block = [] {
+  // (rows_comp: the computed variable whose blocks loop 0 binds, -1 if none)
+  static constexpr int rows_comp = [] {
     if (O.n == 0 || D.acc[0].nlev == 0 || !dense_level_desc(D.acc[0].lev[0]) ||
         D.acc[0].lev[0].map != map_kind::mode)
-      return 0;
+      return -1;
     for (std::size_t c = 0; c < D.ncomp; ++c)
-      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0] && D.comp_remap[c] == 0)
-        return D.comp_block[c];
+      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0]) return static_cast<int>(c);
+    return -1;
+  }();
+  static constexpr int rows_block = [] {
+    for (std::size_t c = 0; c < D.ncomp; ++c)  // (a loop: clang's -Warray-bounds flags a constant -1 index)
+      if (static_cast<int>(c) == rows_comp && D.comp_remap[c] == 0) return D.comp_block[c];
     return 0;
   }();
   // The same with a remapped block (SELL-C-sigma's lanes): chunks of loop
   // 0's blocks own disjoint rows, but not ranges of rows (fuse, which cuts
   // rows in ranges, sees no rows_block).
   static constexpr bool rows_permuted = [] {
-    if (O.n == 0 || D.acc[0].nlev == 0 || !dense_level_desc(D.acc[0].lev[0]) ||
-        D.acc[0].lev[0].map != map_kind::mode)
-      return false;
     for (std::size_t c = 0; c < D.ncomp; ++c)
-      if (D.comp_var[c] == D.acc[0].lev[0].var && D.comp_outer[c] == O.vars[0] && D.comp_remap[c] != 0) return true;
+      if (static_cast<int>(c) == rows_comp && D.comp_remap[c] != 0) return true;
     return false;
   }();
 };
