@@ -247,6 +247,49 @@ void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
   detail::stable_sort(a, buf, n, [](const keyed_entry<V>& x, const keyed_entry<V>& y) { return x.key < y.key; });
 }
 
+// Rows in groups of 2^low for a counting pass by row over a large array:
+// a stable pass by group (a few thousand write streams, each sequential),
+// then one by row inside each group (a group's entries fit in cache),
+// instead of one pass that writes every entry to a random place of an
+// array much larger than the cache. About 2^14 entries a group on
+// average, at most 4096 groups; 0 (one pass) for small arrays, few rows
+// or fewer than 16 groups.
+inline unsigned row_group_bits(std::size_t rows, std::size_t n) noexcept {
+  if (n < (std::size_t{1} << 19) || rows < (std::size_t{1} << 12)) return 0;
+  auto low = static_cast<unsigned>(std::bit_width(detail::max_of<std::size_t>(1, (std::size_t{1} << 14) / (n / rows + 1)))) - 1;
+  const auto row_bits = static_cast<unsigned>(std::bit_width(rows - 1));
+  if (row_bits > low + 12) low = row_bits - 12;
+  if (low < 2 || ((rows - 1) >> low) < 15) return 0;
+  return low;
+}
+
+// Stable LSD radix sort of a[0, n) by key - base < 2^bits, in digits of
+// at most 11 bits, through buf (room for n); returns where the result is
+// (a or buf). For a group of long rows, which fits in cache.
+template <class V>
+keyed_entry<V>* radix_sort_keys(keyed_entry<V>* a, keyed_entry<V>* buf, std::size_t n, std::uint64_t base,
+                                unsigned bits) {
+  const unsigned passes = (bits + 10) / 11;
+  const unsigned width = passes == 0 ? 0 : (bits + passes - 1) / passes;
+  const std::size_t nb = std::size_t{1} << width;
+  std::array<std::size_t, std::size_t{1} << 11> start;
+  for (unsigned p = 0; p < passes; ++p) {
+    const unsigned sh = p * width;
+    auto digit = [&](const keyed_entry<V>& x) { return static_cast<std::size_t>((x.key - base) >> sh) & (nb - 1); };
+    for (std::size_t d = 0; d < nb; ++d) start[d] = 0;
+    for (std::size_t i = 0; i < n; ++i) ++start[digit(a[i])];
+    std::size_t s = 0;
+    for (std::size_t d = 0; d < nb; ++d) {
+      const std::size_t t = start[d];
+      start[d] = s;
+      s += t;
+    }
+    for (std::size_t i = 0; i < n; ++i) buf[start[digit(a[i])]++] = a[i];
+    std::swap(a, buf);
+  }
+  return a;
+}
+
 // Stable sort of entries by key. Two LSD counting passes (inner part of the key, then the
 // level-0 coordinate) when both ranges are small; otherwise a counting pass
 // on level 0 and a sort inside each bucket; otherwise one stable sort.
@@ -265,7 +308,6 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
     stable_sort_by_key(entries.begin(), n, buf.begin());
     return;
   }
-  scratch<keyed_entry<V>> tmp(n);
   // LSD (two counting passes) only when buckets are long on average and the
   // inner range is small; short buckets are cheaper to merge-sort in place.
   const bool lsd = top_stride > 1 && top_stride <= small && n > 64 * static_cast<std::size_t>(top_extent);
@@ -274,7 +316,50 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
   // Counters in the unsigned index type (n fits I): half the cache footprint
   // of size_t for 32-bit indices, and no aliasing with the 64-bit keys.
   using count_t = std::make_unsigned_t<I>;
-  std::vector<count_t> count(static_cast<std::size_t>(top_extent) + 1, 0);
+  const auto top = static_cast<std::size_t>(top_extent);
+  std::vector<count_t> count(top + 1, 0);
+  {
+    if (const unsigned low = row_group_bits(top, n); low > 0) {
+      // By group of rows into entries, then each group by row through a
+      // buffer that fits in cache, each row sorted there (row_group_bits).
+      // Groups in order: group g's prefix sum starts from count[r0], which
+      // group g - 1's left at g's first slot.
+      const std::size_t groups = ((top - 1) >> low) + 1;
+      std::vector<count_t> gnext(groups + 1, 0);
+      for (std::size_t e = 0; e < n; ++e) ++gnext[(top_of(make(e)) >> low) + 1];
+      prefix_sum(gnext);
+      const std::vector<count_t> gstart(gnext);
+      std::size_t widest = 0;
+      for (std::size_t g = 0; g < groups; ++g) widest = detail::max_of<std::size_t>(widest, gstart[g + 1] - gstart[g]);
+      for (std::size_t e = 0; e < n; ++e) {
+        const keyed_entry<V> x = make(e);
+        entries[gnext[top_of(x) >> low]++] = x;
+      }
+      scratch<keyed_entry<V>> local(widest), buf(top_stride > 1 ? widest : 0);
+      for (std::size_t g = 0; g < groups; ++g) {
+        const std::size_t r0 = g << low, r1 = detail::min_of(top, (g + 1) << low), s0 = gstart[g];
+        keyed_entry<V>* first = entries.begin() + s0;
+        keyed_entry<V>* last = entries.begin() + gstart[g + 1];
+        if (lsd) {  // long rows: radix passes over the group's keys
+          const auto len = static_cast<std::size_t>(last - first);
+          const keyed_entry<V>* sorted =
+              radix_sort_keys(first, local.begin(), len, static_cast<std::uint64_t>(r0) << shift, low + shift);
+          if (sorted != first)
+            for (std::size_t i = 0; i < len; ++i) first[i] = sorted[i];
+          continue;
+        }
+        for (const keyed_entry<V>* x = first; x != last; ++x) ++count[top_of(*x) + 1];
+        for (std::size_t c = r0 + 1; c <= r1; ++c) count[c] += count[c - 1];
+        for (const keyed_entry<V>* x = first; x != last; ++x) local[count[top_of(*x)]++ - s0] = *x;
+        if (top_stride > 1)
+          for (std::size_t c = r0, b = 0; c < r1; b = count[c++] - s0)
+            stable_sort_by_key(local.begin() + b, count[c] - s0 - b, buf.begin());
+        for (keyed_entry<V>* x = first; x != last; ++x) *x = local[static_cast<std::size_t>(x - first)];
+      }
+      return;
+    }
+  }
+  scratch<keyed_entry<V>> tmp(n);
   if (lsd) {  // both histograms while building the entries
     std::vector<count_t> inner(static_cast<std::size_t>(top_stride) + 1, 0);
     for (std::size_t e = 0; e < n; ++e) {
@@ -298,10 +383,9 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
   // Sort each bucket by key, stably: insertion sort on runs of 16, then
   // bottom-up merges through one scratch buffer shared by all buckets.
   std::size_t longest = 0;
-  for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c)
-    longest = detail::max_of<std::size_t>(longest, count[c] - (c == 0 ? 0 : count[c - 1]));
+  for (std::size_t c = 0; c < top; ++c) longest = detail::max_of<std::size_t>(longest, count[c] - (c == 0 ? 0 : count[c - 1]));
   scratch<keyed_entry<V>> buf(longest);
-  for (std::size_t c = 0; c < static_cast<std::size_t>(top_extent); ++c) {
+  for (std::size_t c = 0; c < top; ++c) {
     keyed_entry<V>* first = entries.begin() + (c == 0 ? 0 : count[c - 1]);
     const std::size_t len = count[c] - (c == 0 ? 0 : count[c - 1]);
     stable_sort_by_key(first, len, buf.begin());
@@ -917,7 +1001,72 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
   scratch<keyed_entry<V>> entries(n);
   scratch<C> hist(P * widest);
   std::vector<C> bstart;  // rows' first entries after the last pass
-  if (lsd) {
+  std::vector<std::size_t> cut(P + 1, 0);  // parts' row ranges in the assembly
+  std::vector<C> range_total(P + 1, C(0));  // parts' distinct entries, then their first slots
+  bool counted = false;                     // range_total counted while sorting
+  if (const unsigned low = row_group_bits(top, n); low > 0) {
+    // By group of rows into entries (one parallel pass), then each group
+    // by row through a buffer that fits in cache, each row sorted and its
+    // distinct columns counted there, parts owning ranges of groups
+    // (row_group_bits); hist's first `top` counters are the row cursors.
+    std::vector<C> gstart;
+    parallel_bucket_pass(
+        ex, P, n, ((top - 1) >> low) + 1, [&](std::size_t e) { return static_cast<std::size_t>(raw[2 * e + d0]) >> low; },
+        [&](std::size_t slot, std::size_t e) { entries[slot] = keyed_entry<V>{key_of(e), list.value(e)}; }, hist,
+        gstart);
+    assign_fresh(bstart, top + 1, C(0));
+    const std::vector<std::size_t> gcut = balanced_ranges(gstart, P);
+    for (std::size_t r = 0; r <= P; ++r) cut[r] = detail::min_of(top, gcut[r] << low);
+    std::vector<std::size_t> widest(P, 0);
+    for (std::size_t r = 0; r < P; ++r)
+      for (std::size_t g = gcut[r]; g < gcut[r + 1]; ++g)
+        widest[r] = detail::max_of(widest[r], static_cast<std::size_t>(gstart[g + 1] - gstart[g]));
+    std::vector<scratch<keyed_entry<V>>> locals, bufs;  // allocated here: nothing throws in a part
+    locals.reserve(P), bufs.reserve(P);
+    for (std::size_t r = 0; r < P; ++r) locals.emplace_back(widest[r]), bufs.emplace_back(top_stride > 1 && !lsd ? widest[r] : 0);
+    auto by_row = [&](std::size_t r) {
+      C* next = hist.begin();
+      scratch<keyed_entry<V>>& local = locals[r];
+      scratch<keyed_entry<V>>& buf = bufs[r];
+      C d = 0;
+      for (std::size_t g = gcut[r]; g < gcut[r + 1]; ++g) {
+        const std::size_t r0 = g << low, r1 = detail::min_of(top, (g + 1) << low);
+        const C s0 = gstart[g];
+        keyed_entry<V>* first = entries.begin() + s0;
+        keyed_entry<V>* last = entries.begin() + gstart[g + 1];
+        for (std::size_t c = r0; c < r1; ++c) next[c] = C(0);
+        for (const keyed_entry<V>* x = first; x != last; ++x) ++next[static_cast<std::size_t>(x->key >> shift)];
+        C s = 0;
+        for (std::size_t c = r0; c < r1; ++c) {
+          const C t = next[c];
+          bstart[c] = s0 + s;
+          next[c] = s;
+          s += t;
+        }
+        if (lsd) {  // long rows: radix passes over the group's keys
+          const auto len = static_cast<std::size_t>(last - first);
+          const keyed_entry<V>* sorted =
+              radix_sort_keys(first, local.begin(), len, static_cast<std::uint64_t>(r0) << shift, low + shift);
+          for (std::size_t i = 0; i < len; ++i) {
+            d += static_cast<C>(i == 0 || sorted[i].key != sorted[i - 1].key);
+            if (sorted != first) first[i] = sorted[i];
+          }
+          continue;
+        }
+        for (const keyed_entry<V>* x = first; x != last; ++x) local[next[static_cast<std::size_t>(x->key >> shift)]++] = *x;
+        for (std::size_t c = r0, e0 = 0; c < r1; e0 = next[c++]) {
+          const std::size_t e1 = next[c];
+          if (top_stride > 1) stable_sort_by_key(local.begin() + e0, e1 - e0, buf.begin());
+          for (std::size_t e = e0; e < e1; ++e) d += static_cast<C>(e == e0 || local[e].key != local[e - 1].key);
+        }
+        for (keyed_entry<V>* x = first; x != last; ++x) *x = local[static_cast<std::size_t>(x - first)];
+      }
+      range_total[r + 1] = d;
+    };
+    for_parts(ex, P, by_row);
+    bstart[top] = static_cast<C>(n);
+    counted = true;
+  } else if (lsd) {
     scratch<keyed_entry<V>> tmp(n);
     std::vector<C> cstart;
     parallel_bucket_pass(
@@ -932,7 +1081,6 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
         [&](std::size_t slot, std::size_t e) { entries[slot] = keyed_entry<V>{key_of(e), list.value(e)}; }, hist,
         bstart);
   }
-  const std::vector<std::size_t> cut = balanced_ranges(bstart, P);
   auto row_len = [&](std::size_t b) { return static_cast<std::size_t>(bstart[b + 1] - bstart[b]); };
   // Distinct keys of entries [e0, e1), sorted.
   auto distinct = [&](std::size_t e0, std::size_t e1) {
@@ -942,26 +1090,28 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
   };
   // Assemble: distinct columns per row range (counted while each row is
   // sorted, when rows need a sort), a scan, then the fill.
-  std::vector<C> range_total(P + 1, C(0));
-  if (!lsd && top_stride > 1) {  // sort each row by column, stably
-    std::vector<std::size_t> longest(P, 0);
-    for (std::size_t r = 0; r < P; ++r)
-      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) longest[r] = detail::max_of(longest[r], row_len(b));
-    std::vector<scratch<keyed_entry<V>>> bufs;
-    bufs.reserve(P);
-    for (std::size_t r = 0; r < P; ++r) bufs.emplace_back(longest[r]);
-    auto sort_rows = [&](std::size_t r) {
-      C s = 0;
-      for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) {
-        stable_sort_by_key(entries.begin() + bstart[b], row_len(b), bufs[r].begin());
-        s += distinct(bstart[b], bstart[b + 1]);
-      }
-      range_total[r + 1] = s;
-    };
-    for_parts(ex, P, sort_rows);
-  } else {
-    auto count_distinct = [&](std::size_t r) { range_total[r + 1] = distinct(bstart[cut[r]], bstart[cut[r + 1]]); };
-    for_parts(ex, P, count_distinct);
+  if (!counted) {  // (the grouped pass counted them while sorting)
+    cut = balanced_ranges(bstart, P);
+    if (!lsd && top_stride > 1) {  // sort each row by column, stably
+      std::vector<std::size_t> longest(P, 0);
+      for (std::size_t r = 0; r < P; ++r)
+        for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) longest[r] = detail::max_of(longest[r], row_len(b));
+      std::vector<scratch<keyed_entry<V>>> bufs;
+      bufs.reserve(P);
+      for (std::size_t r = 0; r < P; ++r) bufs.emplace_back(longest[r]);
+      auto sort_rows = [&](std::size_t r) {
+        C s = 0;
+        for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) {
+          stable_sort_by_key(entries.begin() + bstart[b], row_len(b), bufs[r].begin());
+          s += distinct(bstart[b], bstart[b + 1]);
+        }
+        range_total[r + 1] = s;
+      };
+      for_parts(ex, P, sort_rows);
+    } else {
+      auto count_distinct = [&](std::size_t r) { range_total[r + 1] = distinct(bstart[cut[r]], bstart[cut[r + 1]]); };
+      for_parts(ex, P, count_distinct);
+    }
   }
   L0 rows(level_shape<I>{extents[0], extents[1], 0, {}});
   L1 cols(level_shape<I>{extents[1], 0, 0, {}});

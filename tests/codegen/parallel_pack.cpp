@@ -22,8 +22,10 @@ struct listed {
 };
 
 // n entries in a rows x cols matrix; with `pooled`, from at most 5 distinct
-// coordinates (every row then holds runs of duplicates).
-listed random_list(int rows, int cols, std::size_t n, bool pooled, duplicates policy, std::mt19937_64& rng) {
+// coordinates (every row then holds runs of duplicates); with `skewed`,
+// every other entry in the first 16 rows.
+listed random_list(int rows, int cols, std::size_t n, bool pooled, duplicates policy, std::mt19937_64& rng,
+                   bool skewed = false) {
   listed l{coordinate_list<double, int>({rows, cols}), {}, {}};
   const auto size = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
   l.dense.assign(size, 0.0);
@@ -34,7 +36,8 @@ listed random_list(int rows, int cols, std::size_t n, bool pooled, duplicates po
   std::array<std::array<int, 2>, 5> pool{};
   for (auto& p : pool) p = {ri(rng), ci(rng)};
   for (std::size_t e = 0; e < n; ++e) {
-    const std::array<int, 2> x = pooled ? pool[static_cast<std::size_t>(pick(rng))] : std::array<int, 2>{ri(rng), ci(rng)};
+    std::array<int, 2> x = pooled ? pool[static_cast<std::size_t>(pick(rng))] : std::array<int, 2>{ri(rng), ci(rng)};
+    if (skewed && e % 2 == 0) x[0] %= 16;
     const double v = val(rng) / 8.0 + 0.001 * static_cast<double>(e % 7);
     l.list.push_back({x[0], x[1]}, v);
     const auto k = static_cast<std::size_t>(x[0]) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(x[1]);
@@ -163,16 +166,48 @@ TEST(ParallelPack, ConvertOnAnExecutor) {
 
 // Inputs large enough for the huge-page scratch and output arrays
 // (detail::advise_huge_pages: 4 MiB and more), serial and in chunks: long
-// rows (two counting passes), short rows (a sort per row), wide rows.
+// rows (two counting passes), short rows (a sort per row), wide rows; and
+// rows in groups (detail::row_group_bits: many rows over a large array),
+// short (sorted one by one) and long (radix passes over each group), with
+// a last group shorter than the others, one row per entry on average, and
+// most entries in a few groups. CSC packs the transpose: its rows are
+// the list's columns.
 TEST(ParallelPack, LargeInputs) {
   std::mt19937_64 rng(3);
-  for (const std::array<int, 2> s : {std::array<int, 2>{1500, 1500}, {60, 20000}, {40000, 40}}) {
-    const listed l = random_list(s[0], s[1], (std::size_t{1} << 19) + 4096, false, duplicates::sum, rng);
+  const std::size_t n = (std::size_t{1} << 19) + 4096;
+  EXPECT_EQ(tensorlev::detail::row_group_bits(40000, n), 10u);
+  EXPECT_EQ(tensorlev::detail::row_group_bits(100003, n), 11u);
+  EXPECT_EQ(tensorlev::detail::row_group_bits(1500, n), 0u);
+  EXPECT_EQ(tensorlev::detail::row_group_bits(100003, n / 2), 0u);
+  struct shape {
+    int rows, cols;
+    bool skewed;
+  };
+  for (const shape s : {shape{1500, 1500, false}, {60, 20000, false}, {40000, 40, false}, {40001, 40, false},
+                        {100003, 7, false}, {7, 100003, false}, {65536, 30, true}, {5000, 1000, false},
+                        {1000, 5000, false}, {4096, 700, true}}) {
+    const listed l = random_list(s.rows, s.cols, n, false, duplicates::sum, rng, s.skewed);
+    const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + (s.skewed ? " skewed" : "");
     const auto want = pack<tensorlev::csr>(l.list);
-    EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial pack of 2^19 + 4096 entries"), 0u);
-    for (const auto& ex : executors({tensorlev::chunked_serial_executor(3)}))
-      EXPECT_TRUE(same_arrays(pack<tensorlev::csr>(ex, l.list), want)) << s[0] << "x" << s[1];
+    EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial CSR pack of 2^19 + 4096 entries, " + what),
+              0u);
+    const auto want_csc = pack<tensorlev::csc>(l.list);
+    EXPECT_EQ(count_mismatches<double>(dense_of(want_csc), l.dense, "serial CSC pack, " + what), 0u);
+    for (const auto& ex : executors({tensorlev::chunked_serial_executor(3)})) {
+      EXPECT_TRUE(same_arrays(pack<tensorlev::csr>(ex, l.list), want)) << what;
+      EXPECT_TRUE(same_arrays(pack<tensorlev::csc>(ex, l.list), want_csc)) << what << ", CSC";
+    }
   }
+  // Which duplicate wins depends on the passes keeping the input order:
+  // short rows (sorted one by one) and long rows (radix passes) in groups.
+  EXPECT_EQ(tensorlev::detail::row_group_bits(5000, n), 7u);
+  for (const duplicates policy : {duplicates::first, duplicates::last})
+    for (const std::array<int, 2> s : {std::array<int, 2>{40001, 40}, {5000, 300}}) {
+      const listed l = random_list(s[0], s[1], n, false, policy, rng);
+      const auto want = pack<tensorlev::csr>(l.list, policy);
+      EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial pack in groups, policy first or last"), 0u);
+      EXPECT_TRUE(same_arrays(pack<tensorlev::csr>(tensorlev::chunked_serial_executor(3), l.list, policy), want));
+    }
 }
 
 // The array helpers behind the huge-page hint keep std::vector's meaning,
