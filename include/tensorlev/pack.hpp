@@ -249,11 +249,11 @@ void stable_sort_by_key(keyed_entry<V>* a, std::size_t n, keyed_entry<V>* buf) {
 
 // Rows in groups of 2^low for a counting pass by row over a large array:
 // a stable pass by group (a few thousand write streams, each sequential),
-// then one by row inside each group (a group's entries fit in cache),
+// then each group sorted where it fits in cache (sort_keyed),
 // instead of one pass that writes every entry to a random place of an
 // array much larger than the cache. About 2^14 entries a group on
 // average, at most 4096 groups; 0 (one pass) for small arrays, few rows
-// or fewer than 16 groups.
+// or fewer than 16 groups (which 2^19 entries rule out: then at least 33).
 inline unsigned row_group_bits(std::size_t rows, std::size_t n) noexcept {
   if (n < (std::size_t{1} << 19) || rows < (std::size_t{1} << 12)) return 0;
   auto low = static_cast<unsigned>(std::bit_width(detail::max_of<std::size_t>(1, (std::size_t{1} << 14) / (n / rows + 1)))) - 1;
@@ -335,7 +335,7 @@ void sort_keyed(scratch<keyed_entry<V>>& entries, I top_extent, unsigned shift, 
         const keyed_entry<V> x = make(e);
         entries[gnext[top_of(x) >> low]++] = x;
       }
-      scratch<keyed_entry<V>> local(widest), buf(top_stride > 1 ? widest : 0);
+      scratch<keyed_entry<V>> local(widest), buf(top_stride > 1 && !lsd ? widest : 0);
       for (std::size_t g = 0; g < groups; ++g) {
         const std::size_t r0 = g << low, r1 = detail::min_of(top, (g + 1) << low), s0 = gstart[g];
         keyed_entry<V>* first = entries.begin() + s0;
@@ -1017,13 +1017,16 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
     assign_fresh(bstart, top + 1, C(0));
     const std::vector<std::size_t> gcut = balanced_ranges(gstart, P);
     for (std::size_t r = 0; r <= P; ++r) cut[r] = detail::min_of(top, gcut[r] << low);
-    std::vector<std::size_t> widest(P, 0);
+    std::vector<std::size_t> group_max(P, 0);
     for (std::size_t r = 0; r < P; ++r)
       for (std::size_t g = gcut[r]; g < gcut[r + 1]; ++g)
-        widest[r] = detail::max_of(widest[r], static_cast<std::size_t>(gstart[g + 1] - gstart[g]));
+        group_max[r] = detail::max_of(group_max[r], static_cast<std::size_t>(gstart[g + 1] - gstart[g]));
     std::vector<scratch<keyed_entry<V>>> locals, bufs;  // allocated here: nothing throws in a part
     locals.reserve(P), bufs.reserve(P);
-    for (std::size_t r = 0; r < P; ++r) locals.emplace_back(widest[r]), bufs.emplace_back(top_stride > 1 && !lsd ? widest[r] : 0);
+    for (std::size_t r = 0; r < P; ++r) {
+      locals.emplace_back(group_max[r]);
+      bufs.emplace_back(top_stride > 1 && !lsd ? group_max[r] : 0);
+    }
     auto by_row = [&](std::size_t r) {
       C* next = hist.begin();
       scratch<keyed_entry<V>>& local = locals[r];

@@ -169,8 +169,9 @@ TEST(ParallelPack, ConvertOnAnExecutor) {
 // rows (two counting passes), short rows (a sort per row), wide rows; and
 // rows in groups (detail::row_group_bits: many rows over a large array),
 // short (sorted one by one) and long (radix passes over each group), with
-// a last group shorter than the others, one row per entry on average, and
-// most entries in a few groups. CSC packs the transpose: its rows are
+// a last group shorter than the others, about 5 entries a row, one column,
+// one radix pass (5000 x 16) and two,
+// and most entries in a few groups. CSC packs the transpose: its rows are
 // the list's columns.
 TEST(ParallelPack, LargeInputs) {
   std::mt19937_64 rng(3);
@@ -179,13 +180,14 @@ TEST(ParallelPack, LargeInputs) {
   EXPECT_EQ(tensorlev::detail::row_group_bits(100003, n), 11u);
   EXPECT_EQ(tensorlev::detail::row_group_bits(1500, n), 0u);
   EXPECT_EQ(tensorlev::detail::row_group_bits(100003, n / 2), 0u);
+  EXPECT_EQ(tensorlev::detail::row_group_bits(std::size_t{1} << 28, std::size_t{1} << 26), 16u);  // 4096 groups
   struct shape {
     int rows, cols;
     bool skewed;
   };
   for (const shape s : {shape{1500, 1500, false}, {60, 20000, false}, {40000, 40, false}, {40001, 40, false},
                         {100003, 7, false}, {7, 100003, false}, {65536, 30, true}, {5000, 1000, false},
-                        {1000, 5000, false}, {4096, 700, true}}) {
+                        {1000, 5000, false}, {4096, 700, true}, {8192, 1, false}, {5000, 16, false}}) {
     const listed l = random_list(s.rows, s.cols, n, false, duplicates::sum, rng, s.skewed);
     const std::string what = std::to_string(s.rows) + "x" + std::to_string(s.cols) + (s.skewed ? " skewed" : "");
     const auto want = pack<tensorlev::csr>(l.list);
@@ -207,6 +209,30 @@ TEST(ParallelPack, LargeInputs) {
       const auto want = pack<tensorlev::csr>(l.list, policy);
       EXPECT_EQ(count_mismatches<double>(dense_of(want), l.dense, "serial pack in groups, policy first or last"), 0u);
       EXPECT_TRUE(same_arrays(pack<tensorlev::csr>(tensorlev::chunked_serial_executor(3), l.list, policy), want));
+    }
+}
+
+// The radix passes of a group of long rows against std::stable_sort on
+// the key: keys of 1 to 33 bits above a base (one, two and three passes,
+// widths that do not divide the bits), lengths 0, 1 and more, many equal
+// keys (stability: values record the input order).
+TEST(ParallelPack, RadixPassesSortStably) {
+  using entry = tensorlev::detail::keyed_entry<double>;
+  std::mt19937_64 rng(17);
+  for (const unsigned bits : {1u, 2u, 11u, 12u, 22u, 23u, 33u})
+    for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{777}, std::size_t{5000}}) {
+      const std::uint64_t base = std::uint64_t{12345} << bits;
+      const std::uint64_t top = (std::uint64_t{1} << bits) - 1;
+      std::uniform_int_distribution<std::uint64_t> key(0, top), few(0, std::min<std::uint64_t>(top, 7));
+      std::vector<entry> a(n), buf(n);
+      for (std::size_t i = 0; i < n; ++i)
+        a[i] = entry{base + (i % 3 == 0 ? few(rng) : key(rng)), static_cast<double>(i)};
+      std::vector<entry> want = a;
+      std::stable_sort(want.begin(), want.end(), [](const entry& x, const entry& y) { return x.key < y.key; });
+      const entry* got = tensorlev::detail::radix_sort_keys(a.data(), buf.data(), n, base, bits);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < n; ++i) wrong += got[i].key != want[i].key || got[i].value != want[i].value;
+      EXPECT_EQ(wrong, 0u) << bits << " bits, " << n << " entries";
     }
 }
 
