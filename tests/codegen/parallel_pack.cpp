@@ -212,6 +212,35 @@ TEST(ParallelPack, LargeInputs) {
     }
 }
 
+// Rows in groups through the generic pack (every matrix format but DIA,
+// whose diagonals here would span gigabytes, as an output; CSR with 64-bit
+// positions, which skips the CSR fast path): short rows and long rows.
+TEST(ParallelPack, LargeInputsEveryFormat) {
+  std::mt19937_64 rng(23);
+  const std::size_t n = (std::size_t{1} << 19) + 4096;
+  for (const std::array<int, 2> s : {std::array<int, 2>{40001, 40}, {5000, 300}}) {
+    const listed l = random_list(s[0], s[1], n, false, duplicates::sum, rng);
+    const std::string shape = std::to_string(s[0]) + "x" + std::to_string(s[1]);
+    std::size_t packed = 0;
+    std::apply(
+        [&]<class... F>(F...) {
+          auto one = [&]<class G>(G) {
+            if constexpr (!std::is_same_v<G, tensorlev::dia>) {
+              const auto t = pack<G>(l.list);
+              const std::string what = shape + ", " + std::string(tensorlev::detail::format_label<G>());
+              EXPECT_EQ(count_mismatches<double>(dense_of(t), l.dense, what), 0u);
+              ++packed;
+            }
+          };
+          (one(F{}), ...);
+        },
+        tltest::matrix_formats{});
+    EXPECT_GT(packed, 10u);
+    const auto wide = pack<tensorlev::csr, tensorlev::owning<std::int64_t, std::int32_t>>(l.list);
+    EXPECT_EQ(count_mismatches<double>(dense_of(wide), l.dense, shape + ", owning<int64, int32>"), 0u);
+  }
+}
+
 // The radix passes of a group of long rows against std::stable_sort on
 // the key: keys of 1 to 33 bits above a base (one, two and three passes,
 // widths that do not divide the bits), lengths 0, 1 and more, many equal
