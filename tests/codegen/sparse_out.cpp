@@ -89,17 +89,37 @@ TEST(CodegenSparseOut, ElementwiseProducts) {
 // compute_numeric: after C = A B, A's and B's values change (patterns
 // kept) and compute_numeric writes the new product's values into C's
 // pattern, in place: every output format a workspace assembles, operands
-// in several formats, zero and one extents, one thread and chunks; a
-// product whose pattern differs (an entry more or fewer in an operand) is
-// an error naming a row; an operand reading C's values is an error.
+// in several formats, zero and one extents, one thread and chunks; with
+// `thin`, the operands lose about half their entries first, so that C's
+// pattern is larger than the product's (the entries no product reaches
+// hold zero); a product with an entry outside the pattern is an error
+// naming a row; an operand reading C's values is an error.
 template <class FC, class FA, class FB>
-std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt19937_64& rng) {
+std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt19937_64& rng, bool thin = false) {
   auto A = random_operand<FA>(std::array<int, 2>{m, n}, f, rng);
   auto B = random_operand<FB>(std::array<int, 2>{n, p}, f, rng);
   tensor<double, FC> C = pack<FC>(coordinate_list<double, int>({m, p}));
   C(i, j) = A.t(i, k) * B.t(k, j);
   const auto pattern = stored_pattern(C);
   const double* values = C.values().data();
+  if (thin) {
+    // Each nonzero kept with probability 1/2: the patterns shrink.
+    auto drop = [&](auto& op, int rows, int cols) {
+      using F = typename std::remove_cvref_t<decltype(op.t)>::format_type;
+      coordinate_list<double, int> l({rows, cols});
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          double& x = op.d[static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) + static_cast<std::size_t>(c)];
+          if (x != 0.0 && rng() % 2 == 0)
+            l.push_back(std::array<int, 2>{r, c}, x);
+          else
+            x = 0.0;
+        }
+      op.t = pack<F>(l);
+    };
+    drop(A, m, n);
+    drop(B, n, p);
+  }
   // New values, same patterns (the dense references follow).
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   auto revalue = [&](auto& op) {
@@ -118,11 +138,22 @@ std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt199
     compute_numeric(C(i, j), A.t(i, k) * B.t(k, j));
   const std::string what = "compute_numeric " + fname<FA>() + " x " + fname<FB>() + " -> " + fname<FC>() + " " +
                            std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(p) +
-                           (chunked ? " (chunked)" : "");
+                           (chunked ? " (chunked)" : "") + (thin ? " (thinned operands)" : "");
   std::size_t bad = mismatches(C, ref, what);
   if (stored_pattern(C) != pattern || C.values().data() != values)
     ++bad, ADD_FAILURE() << what << ": the pattern or the values array changed";
   return bad;
+}
+
+// Runs f, which must throw tensorlev::error with `message` in its text.
+template <class F>
+void expect_error(F&& f, const std::string& message, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << what << " was accepted";
+  } catch (const error& e) {
+    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+  }
 }
 
 TEST(CodegenSparseOut, NumericRecomputation) {
@@ -141,6 +172,21 @@ TEST(CodegenSparseOut, NumericRecomputation) {
     bad += numeric_case<csr, csr, csr>(150, 90, 120, 0.04, chunked, rng);
     bad += numeric_case<csr_unsorted, csr, coo>(150, 90, 120, 0.04, chunked, rng);
     bad += numeric_case<csc, csc, csc>(150, 90, 120, 0.04, chunked, rng);
+  }
+  // Patterns larger than the product's: every output kind, DCSR's rows
+  // (loop 0 over stored rows: rows that empty are never reached).
+  for (const bool chunked : {false, true})
+    for (int m = 0; m <= 3; ++m)
+      for (double f : {0.5, 1.0}) {
+        bad += numeric_case<csr, csr, csr>(m, 2, 3, f, chunked, rng, true);
+        bad += numeric_case<csr_unsorted, dcsr, csr>(m, 2, 3, f, chunked, rng, true);
+        bad += numeric_case<csc, csc, csc>(m, 2, 3, f, chunked, rng, true);
+      }
+  for (const bool chunked : {false, true}) {
+    bad += numeric_case<csr, csr, csr>(150, 90, 120, 0.04, chunked, rng, true);
+    bad += numeric_case<csr, dcsr, csr>(150, 90, 120, 0.01, chunked, rng, true);
+    bad += numeric_case<csr_unsorted, csr, coo>(150, 90, 120, 0.04, chunked, rng, true);
+    bad += numeric_case<csc, csc, csc>(150, 90, 120, 0.04, chunked, rng, true);
   }
   // A row-wise sum through the workspace (precompute(j)) recomputed.
   for (const bool chunked : {false, true}) {
@@ -172,19 +218,22 @@ TEST(CodegenSparseOut, NumericRecomputation) {
       for (int c = 0; c < 30; ++c) ref[c] += v.d[r] * A.d[r * 30 + c];
     compute_numeric(w(j), v.t(i) * A.t(i, j));
     bad += mismatches(w, ref, "compute_numeric w = v A");
+    // A product outside the vector's pattern: v gains every entry, A a
+    // full row 0 (so some product reaches a column w does not store, unless
+    // w stores all 30).
+    if (w.stored() < 30) {
+      coordinate_list<double, int> vl({40}), al({40, 30});
+      for (int r = 0; r < 40; ++r) vl.push_back(std::array<int, 1>{r}, 1.0);
+      for (int c = 0; c < 30; ++c) al.push_back(std::array<int, 2>{0, c}, 1.0);
+      const auto v2 = pack<sparse_vector>(vl);
+      const auto A2 = pack<csr>(al);
+      expect_error([&] { compute_numeric(w(j), v2(i) * A2(i, j)); }, "outside the output's pattern in 1 row(s)",
+                   "a vector product outside the pattern");
+    } else {
+      ADD_FAILURE() << "w stores every column: the case tests nothing";
+    }
   }
   EXPECT_EQ(bad, 0u);
-}
-
-// Runs f, which must throw tensorlev::error with `message` in its text.
-template <class F>
-void expect_error(F&& f, const std::string& message, const std::string& what) {
-  try {
-    f();
-    ADD_FAILURE() << what << " was accepted";
-  } catch (const error& e) {
-    EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
-  }
 }
 
 TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
@@ -206,39 +255,56 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
     auto more = bl;
     more.push_back(std::array<int, 2>{3, 0}, 1.0);  // row 3 gains an entry
     const auto Bmore = pack<csr>(more);
-    expect_error([&] { run(C, Bmore); }, "differs from the output's in 1 row(s), the first at position 3",
+    expect_error([&] { run(C, Bmore); }, "outside the output's pattern in 1 row(s), the first at position 3",
                  "a product with an entry outside the pattern");
+    // A pattern larger than the product's: the entry no product reaches
+    // holds zero, the pattern stays.
     C(i, j) = A(i, k) * B(k, j);
     coordinate_list<double, int> fewer({4, 4});
     fewer.push_back(std::array<int, 2>{2, 3}, 3.0);  // row 0 loses its entry
-    expect_error([&] { run(C, pack<csr>(fewer)); }, "the first at position 0",
-                 "a product missing an entry of the pattern");
+    C.values()[0] = 5.0;                               // (0,1): an old value, to be overwritten
+    run(C, pack<csr>(fewer));
+    EXPECT_EQ(C.stored(), 2u);
+    EXPECT_EQ(C.values()[0], 0.0) << "(0,1), which no product reaches";
+    EXPECT_EQ(C.values()[1], 9.0) << "(2,3)";
     // Same number of entries in a row, another column: (0,1) -> (0,2).
     C(i, j) = A(i, k) * B(k, j);
     coordinate_list<double, int> moved({4, 4});
     moved.push_back(std::array<int, 2>{0, 2}, 2.0);
     moved.push_back(std::array<int, 2>{2, 3}, 3.0);
     EXPECT_THROW(run(C, pack<csr>(moved)), error);
+    // The same with position marks (unsorted rows): a product outside the
+    // pattern takes a slot past the pattern's.
+    {
+      tensor<double, csr_unsorted> U = pack<csr_unsorted>(coordinate_list<double, int>({4, 4}));
+      U(i, j) = A(i, k) * B(k, j);
+      expect_error([&] { run(U, Bmore); }, "outside the output's pattern in 1 row(s), the first at position 3",
+                   "csr_unsorted: a product with an entry outside the pattern");
+      U(i, j) = A(i, k) * B(k, j);
+      EXPECT_THROW(run(U, pack<csr>(moved)), error);
+      U(i, j) = A(i, k) * B(k, j);
+      run(U, pack<csr>(fewer));  // a larger pattern: (0,1) holds zero
+      EXPECT_EQ(to_dense(U), (std::vector<double>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0}));
+      EXPECT_EQ(U.stored(), 2u);
+    }
     // Rows the product no longer reaches: loop 0 walks A's stored rows
-    // (DCSR), and row 1 of A empties.
+    // (DCSR), and row 1 of A empties: its pattern entry holds zero.
     {
       coordinate_list<double, int> dl({4, 4}), d2({4, 4});
       dl.push_back(std::array<int, 2>{0, 0}, 1.0);
       dl.push_back(std::array<int, 2>{1, 0}, 1.0);
-      d2.push_back(std::array<int, 2>{0, 0}, 1.0);
+      d2.push_back(std::array<int, 2>{0, 0}, 3.0);
       const auto D = pack<dcsr>(dl);
       const auto D2 = pack<dcsr>(d2);
       tensor<double, csr> E = pack<csr>(coordinate_list<double, int>({4, 4}));
       E(i, j) = D(i, k) * B(k, j);  // (0,1) and (1,1)
-      expect_error(
-          [&] {
-            if (chunked)
-              compute_numeric(chunked_serial_executor{}, E(i, j), D2(i, k) * B(k, j));
-            else
-              compute_numeric(E(i, j), D2(i, k) * B(k, j));
-          },
-          "1 entries of the output's pattern lie in rows the product no longer",
-          "a pattern row the product no longer reaches");
+      if (chunked)
+        compute_numeric(chunked_serial_executor{}, E(i, j), D2(i, k) * B(k, j));
+      else
+        compute_numeric(E(i, j), D2(i, k) * B(k, j));
+      EXPECT_EQ(E.stored(), 2u);
+      EXPECT_EQ(E.values()[0], 6.0) << "(0,1)";
+      EXPECT_EQ(E.values()[1], 0.0) << "(1,1), in a row the product no longer reaches";
     }
     // Still usable afterwards: the right operands give the right values.
     C(i, j) = A(i, k) * B(k, j);

@@ -1568,6 +1568,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         else
           to_output(st, cs, acc);
       } else {
+        output::template before_inner<Dp>(st, cs);
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) {
           // The fibre's first entry stores into the workspace t (hoisted).
           if constexpr (hoist_width(Abs) != 0) {
@@ -2549,13 +2550,16 @@ void compute_add(const executor& ex, const Out& out, const E& e, Schedule...) {
 /// The numeric phase of a symbolic/numeric split (Kokkos Kernels'
 /// spgemm_numeric, MKL's sp2m finalize, cuSPARSE's SpGEMMreuse): `out = e`
 /// recomputed into out's present pattern, for operands whose values
-/// changed but whose patterns did not since out was assembled by the same
-/// statement with `=`: `C(i, j) = A(i, k) * B(k, j);` once, then
+/// changed since out was assembled by the same statement with `=`:
+/// `C(i, j) = A(i, k) * B(k, j);` once, then
 /// `compute_numeric(exec, C(i, j), A(i, k) * B(k, j));` after each change
 /// of A's and B's values. Nothing is allocated for the result and no row
-/// is sorted or appended. Each row's product is checked against the
-/// pattern (the same coordinates); a difference throws tensorlev::error
-/// naming the first such row, and out's values are then unspecified.
+/// is sorted or appended. Every coordinate the product reaches must be in
+/// the pattern; a pattern entry no product reaches gets zero (so the
+/// operands may have lost entries since). A product outside the pattern
+/// (or a pattern row naming a column twice or out of range) throws
+/// tensorlev::error naming the first such row, and out's values are then
+/// unspecified.
 /// For outputs assembled through a workspace (SpGEMM into CSR, CSC, CSR
 /// with unsorted rows or a sparse vector); other statements do not compile.
 template <class Out, expression E, class... Schedule>

@@ -9,7 +9,7 @@
 /// strategy needs while the loops run (`data`, a member of the kernel's
 /// state), what the innermost loop does once the output's coordinates are
 /// bound (`emit`), the hooks the loop emitter calls around loops (`mark`,
-/// `after_loop`, `after_inner`), whether and how loop 0 runs in parallel
+/// `after_loop`, `before_inner`, `after_inner`), whether and how loop 0 runs in parallel
 /// (`par`), and the run itself (`run<K>`, with its serial and parallel
 /// forms; K is the kernel, whose loops it calls).
 
@@ -417,7 +417,10 @@ struct output_base {
   // After loop Dp (with the operands absent in Abs) visited every point.
   template <std::size_t Dp, mask_t Abs, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_loop(St&, const Cs&, I) {}
-  // After the loops below loop Dp ran for one value of its variable.
+  // Before and after the loops below loop Dp run for one value of its
+  // variable.
+  template <std::size_t Dp, class St, class Cs>
+  TENSORLEV_HOST_DEVICE static void before_inner(St&, const Cs&) {}
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St&, const Cs&) {}
   // The device form: chunk c of the loop nest begins (with its own state).

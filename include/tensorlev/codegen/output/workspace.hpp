@@ -219,7 +219,8 @@ struct workspace_output : append_output<S> {
     std::size_t sampled = 0;  // a sampling run: the coordinates counted
     // compute_numeric: the output's pattern (its last level's bounds and
     // coordinates) and values, written in place; the row length; the rows
-    // whose products differ from the pattern (and the first of them).
+    // with a product outside the pattern or a corrupt pattern segment (and
+    // the first of them).
     bool numeric = false;
     const void* npos = nullptr;
     const void* ncrd = nullptr;
@@ -228,6 +229,7 @@ struct workspace_output : append_output<S> {
     std::size_t nbad = 0;
     I nbad_parent = I(0);
     std::size_t nchecked = 0;  // pattern entries the rows flushed so far cover
+    bool nopen = false;        // the current row's pattern marked (open_numeric)
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -586,53 +588,94 @@ struct workspace_output : append_output<S> {
     else
       return false;
   }();
-  // The row's values to the positions of its coordinates in the pattern.
-  // The row must hold exactly those coordinates: as many as the pattern's
-  // segment, each of them marked (then the two sets are equal); otherwise
-  // the row is counted as differing and cleared.
+  // compute_numeric's rows are marked with their pattern before the
+  // products (open_numeric): each product then adds into a marked column,
+  // and the branch that finds a column new (which mispredicts on each
+  // column's first product when rows are built) is taken only by a product
+  // outside the pattern; flush_numeric writes the values where the
+  // pattern puts them. A pattern entry no product reaches gets zero.
+  // The output's pattern segment of parent position `parent`: its
+  // coordinates and the segment's bounds [b, e).
   template <class St>
-  static void flush_numeric(St& st, I parent) {
+  static auto pattern_segment(const St& st, I parent) {
     using pos_t = typename last_level_t::pos_type;
     using crd_type = typename last_level_t::crd_type;
+    struct segment {
+      const crd_type* crd;
+      std::size_t b, e;
+    };
     const auto* pos = static_cast<const pos_t*>(st.out.npos);
-    const auto* crd = static_cast<const crd_type*>(st.out.ncrd);
-    const auto b = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent)]);
-    const auto e = static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1]);
-    bool same = e - b == st.out.ntouched;
-    st.out.nchecked += e - b;
+    return segment{static_cast<const crd_type*>(st.out.ncrd), static_cast<std::size_t>(pos[static_cast<std::size_t>(parent)]),
+                   static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1])};
+  }
+  template <class St>
+  static void open_numeric(St& st, I parent) {
+    const auto [crd, b, e] = pattern_segment(st, parent);
+    // A corrupt pattern row (longer than the row, a column out of it or
+    // named twice) is left unmarked (and its marks so far cleared); the
+    // row's products then build it as usual and flush_numeric reports it.
+    st.out.nopen = false;
+    if (e - b > st.out.nlen) return;
     if constexpr (marks_positions) {
+      const mark_t base = *st.out.base;
       for (std::size_t q = b; q < e; ++q) {
         const auto x = static_cast<std::size_t>(crd[q]);
-        if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)
-          same = false;
-        } else if (st.out.where[x] >= *st.out.base) {
-          st.out.nvals[q] = st.out.rv[st.out.where[x] - *st.out.base];
-          st.out.where[x] = 0;  // stale: a coordinate twice in the pattern does not match
-        } else {
-          same = false;
+        if (x >= st.out.nlen || st.out.where[x] >= base) {
+          st.out.ntouched = q - b;
+          return close_row(st);  // the marks so far stale
         }
+        st.out.where[x] = static_cast<mark_t>(base + static_cast<mark_t>(q - b));
+        st.out.rv[q - b] = V{};
       }
-      if (!same && st.out.nbad++ == 0) st.out.nbad_parent = parent;
+      st.out.ntouched = e - b;
+    } else {
+      for (std::size_t q = b; q < e; ++q) {
+        const auto x = static_cast<std::size_t>(crd[q]);
+        if (x >= st.out.nlen || st.out.mark[x]) {
+          for (std::size_t r = b; r < q; ++r) st.out.mark[static_cast<std::size_t>(crd[r])] = false;
+          return;
+        }
+        st.out.mark[x] = true;
+        // Zero already: the store brings the column's line in ahead of the
+        // products' loads (rows spread over a long row missed in cache,
+        // mdual 1.17x slower without it).
+        st.out.ws[x] = V{};
+      }
+    }
+    st.out.nopen = true;
+  }
+  // The row's values to the positions of its coordinates in the pattern:
+  // the row must be marked (open_numeric) and no product may lie outside
+  // the pattern (one there takes a new column: touched), otherwise the row
+  // is counted as differing and cleared.
+  template <class St>
+  static void flush_numeric(St& st, I parent) {
+    const auto [crd, b, e] = pattern_segment(st, parent);
+    st.out.nchecked += e - b;
+    if constexpr (marks_positions) {
+      // The pattern's columns hold slots 0, ..., e - b - 1 in its order.
+      const bool same = st.out.nopen && st.out.ntouched == e - b;
+      if (same)
+        for (std::size_t q = b; q < e; ++q) st.out.nvals[q] = st.out.rv[q - b];
+      else if (st.out.nbad++ == 0)
+        st.out.nbad_parent = parent;
       return close_row(st);
     }
-    for (std::size_t q = b; q < e; ++q) {
-      const auto x = static_cast<std::size_t>(crd[q]);
-      if (x >= st.out.nlen) {  // not a coordinate of this row (a corrupt pattern)
-        same = false;
-        continue;
+    if (st.out.nopen) {
+      for (std::size_t q = b; q < e; ++q) {
+        const auto x = static_cast<std::size_t>(crd[q]);
+        st.out.nvals[q] = st.out.ws[x];
+        st.out.ws[x] = V{};
+        st.out.mark[x] = false;
       }
-      same = same && st.out.mark[x];
-      st.out.nvals[q] = st.out.ws[x];
-      st.out.ws[x] = V{};
-      st.out.mark[x] = false;
     }
-    if (!same) {
+    if (!st.out.nopen || st.out.ntouched != 0) {
+      if (st.out.nbad++ == 0) st.out.nbad_parent = parent;
       for (std::size_t t = 0; t < st.out.ntouched; ++t) {
         const auto x = static_cast<std::size_t>(st.out.touched[t]);
         st.out.ws[x] = V{};
         st.out.mark[x] = false;
       }
-      if (st.out.nbad++ == 0) st.out.nbad_parent = parent;
     }
     st.out.ntouched = 0;
   }
@@ -685,55 +728,65 @@ struct workspace_output : append_output<S> {
     st.out.nlen = row_length(st);
     std::size_t bad = 0, covered = 0;
     I first_bad = I(0);
-    bool chunked = false;
-    if constexpr (base::par == par_kind::append) {
-      if (ex.parallel()) {
-        chunked = true;
-        const auto bounds = K::chunk_bounds(st, cs);
-        const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
-        std::vector<std::size_t> nbad(n, 0), checked(n, 0);
-        std::vector<I> firsts(n, I(0));
-        detail::scratch_pool<row> rows;
-        const std::size_t len = st.out.nlen;
-        K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
-          row* r = rows.acquire([&] { return make_row(len); });
-          use_row(local, *r);
-          local.out.nbad = 0;
-          local.out.nchecked = 0;
-          V unused{};
-          K::template loop<0, 0>(local, cs, unused);
-          nbad[c] = local.out.nbad, firsts[c] = local.out.nbad_parent, checked[c] = local.out.nchecked;
-          rows.release(r);
-        });
-        for (std::size_t c = 0; c < n; ++c) {
-          if (nbad[c] != 0 && bad == 0) first_bad = firsts[c];
-          bad += nbad[c];
-          covered += checked[c];
+    auto run_rows = [&] {
+      bad = 0, covered = 0, first_bad = I(0);
+      bool chunked = false;
+      if constexpr (base::par == par_kind::append) {
+        if (ex.parallel()) {
+          chunked = true;
+          const auto bounds = K::chunk_bounds(st, cs);
+          const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
+          std::vector<std::size_t> nbad(n, 0), checked(n, 0);
+          std::vector<I> firsts(n, I(0));
+          detail::scratch_pool<row> rows;
+          const std::size_t len = st.out.nlen;
+          K::for_chunks(st, bounds, ex, [&](std::size_t c, St& local) {
+            row* r = rows.acquire([&] { return make_row(len); });
+            use_row(local, *r);
+            local.out.nbad = 0;
+            local.out.nchecked = 0;
+            V unused{};
+            K::template loop<0, 0>(local, cs, unused);
+            nbad[c] = local.out.nbad, firsts[c] = local.out.nbad_parent, checked[c] = local.out.nchecked;
+            rows.release(r);
+          });
+          for (std::size_t c = 0; c < n; ++c) {
+            if (nbad[c] != 0 && bad == 0) first_bad = firsts[c];
+            bad += nbad[c];
+            covered += checked[c];
+          }
         }
       }
+      if (!chunked) {
+        row r = take_row(st.out.nlen);
+        use_row(st, r);
+        st.out.nbad = 0;
+        st.out.nchecked = 0;
+        if constexpr (S::O.ws_open < 0) open_numeric(st, I(0));  // one row (a vector)
+        V unused{};
+        K::template loop<0, 0>(st, cs, unused);
+        if constexpr (S::O.ws_open < 0) flush(st, I(0));
+        bad = st.out.nbad, first_bad = st.out.nbad_parent, covered = st.out.nchecked;
+        keep_row(std::move(r));
+      }
+    };
+    run_rows();
+    // Rows the loops never reached (loop 0 walks a compressed level, DCSR's
+    // rows, and an operand's row emptied) flushed nothing and hold old
+    // values; which rows they are is not recorded, so the values are zeroed
+    // and the rows run again (a rare case: a pattern larger than the
+    // product's).
+    if (bad == 0 && covered != lvl.crd().size()) {
+      for (V& v : o->values()) v = V{};
+      run_rows();
     }
-    if (!chunked) {
-      row r = take_row(st.out.nlen);
-      use_row(st, r);
-      V unused{};
-      K::template loop<0, 0>(st, cs, unused);
-      if constexpr (S::O.ws_open < 0) flush(st, I(0));
-      bad = st.out.nbad, first_bad = st.out.nbad_parent, covered = st.out.nchecked;
-      keep_row(std::move(r));
-    }
-    // Rows the loops never reached (an operand's row that emptied: loop 0
-    // walks a compressed level) flush nothing; their pattern entries would
-    // keep old values.
-    if (bad == 0 && covered != lvl.crd().size())
-      throw error(detail::message() << "tensorlev: compute_numeric: " << lvl.crd().size() - covered
-                                    << " entries of the output's pattern lie in rows the product no longer reaches: "
-                                       "the operands' patterns changed since the output was assembled; assemble it "
-                                       "again with = (the output's values are unspecified now)");
     if (bad != 0)
-      throw error(detail::message() << "tensorlev: compute_numeric: the product's pattern differs from the output's in "
+      throw error(detail::message() << "tensorlev: compute_numeric: the product has entries outside the output's "
+                                       "pattern in "
                                     << bad << " row(s), the first at position " << first_bad
-                                    << " of the output's rows: the operands' patterns changed since the output was "
-                                       "assembled; assemble it again with = (the output's values are unspecified now)");
+                                    << " of the output's rows (or the pattern names a column there twice or out of "
+                                       "range): the operands' patterns changed since the output was assembled; "
+                                       "assemble it again with = (the output's values are unspecified now)");
   }
 
   // The capacity to reserve for a one-thread run: the coordinates of every
@@ -775,6 +828,16 @@ struct workspace_output : append_output<S> {
     return static_cast<I>(estimate < most ? estimate : most);
   }
 
+  TENSORLEV_HD_ANY_STORAGE
+  template <std::size_t Dp, class St, class Cs>
+  TENSORLEV_HOST_DEVICE static void before_inner(St& st, const Cs& cs) {
+    if constexpr (static_cast<int>(Dp) == S::O.ws_open && keeps_patterns) {
+      if constexpr (device_builds) {
+        if (st.out.dph != dphase::none) return;
+      }
+      if (st.out.numeric) open_numeric(st, cs.pos[0]);
+    }
+  }
   TENSORLEV_HD_ANY_STORAGE
   template <std::size_t Dp, class St, class Cs>
   TENSORLEV_HOST_DEVICE static void after_inner(St& st, const Cs& cs) {
