@@ -588,12 +588,6 @@ struct workspace_output : append_output<S> {
     else
       return false;
   }();
-  // compute_numeric's rows are marked with their pattern before the
-  // products (open_numeric): each product then adds into a marked column,
-  // and the branch that finds a column new (which mispredicts on each
-  // column's first product when rows are built) is taken only by a product
-  // outside the pattern; flush_numeric writes the values where the
-  // pattern puts them. A pattern entry no product reaches gets zero.
   // The output's pattern segment of parent position `parent`: its
   // coordinates and the segment's bounds [b, e).
   template <class St>
@@ -605,9 +599,16 @@ struct workspace_output : append_output<S> {
       std::size_t b, e;
     };
     const auto* pos = static_cast<const pos_t*>(st.out.npos);
-    return segment{static_cast<const crd_type*>(st.out.ncrd), static_cast<std::size_t>(pos[static_cast<std::size_t>(parent)]),
-                   static_cast<std::size_t>(pos[static_cast<std::size_t>(parent) + 1])};
+    const auto p = static_cast<std::size_t>(parent);
+    return segment{static_cast<const crd_type*>(st.out.ncrd), static_cast<std::size_t>(pos[p]),
+                   static_cast<std::size_t>(pos[p + 1])};
   }
+  // compute_numeric's rows are marked with their pattern before the
+  // products (open_numeric): each product then adds into a marked column,
+  // and the branch that finds a column new (which mispredicts on each
+  // column's first product when rows are built) is taken only by a product
+  // outside the pattern; flush_numeric writes the values where the
+  // pattern puts them. A pattern entry no product reaches gets zero.
   template <class St>
   static void open_numeric(St& st, I parent) {
     const auto [crd, b, e] = pattern_segment(st, parent);
