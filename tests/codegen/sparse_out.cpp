@@ -308,6 +308,31 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
       EXPECT_EQ(E.values()[0], 6.0) << "(0,1)";
       EXPECT_EQ(E.values()[1], 0.0) << "(1,1), in a row the product no longer reaches";
     }
+    // A corrupt pattern: row bounds that start below 0 or decrease (row 0
+    // claiming three of two coordinates) are an error naming the row, not
+    // a row read or written outside the arrays.
+    {
+      tensor<double, csr> G = pack<csr>(coordinate_list<double, int>({4, 4}));
+      G(i, j) = A(i, k) * B(k, j);  // row bounds {0, 1, 1, 2, 2}, columns {1, 3}
+      using L1 = std::remove_cvref_t<decltype(G.level<1>())>;
+      const std::vector<int> cols(G.level<1>().crd().begin(), G.level<1>().crd().end());
+      const std::pair<std::vector<int>, std::string> corrupt[] = {
+          {{0, 3, 1, 2, 2}, "row bounds decrease at row 1 (3 then 1)"},
+          {{-1, 1, 1, 2, 2}, "row bounds start at -1, not 0"},
+          {{0, 1, 1, 2, 2}, ""}};  // the valid bounds, as a check of the construction
+      for (const auto& [pos, message] : corrupt) {
+        auto lv = G.levels();
+        std::get<1>(lv) = L1(4, typename L1::pos_array(pos.begin(), pos.end()),
+                             typename L1::crd_array(cols.begin(), cols.end()));
+        tensor<double, csr> bad(G.dims(), lv, std::vector<double>{7.0, 7.0});
+        if (message.empty()) {
+          run(bad, B);
+          EXPECT_EQ(to_dense(bad), to_dense(G));
+        } else {
+          expect_error([&] { run(bad, B); }, message, "a corrupt pattern");
+        }
+      }
+    }
     // Still usable afterwards: the right operands give the right values.
     C(i, j) = A(i, k) * B(k, j);
     run(C, B);
