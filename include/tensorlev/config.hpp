@@ -42,6 +42,16 @@
 #define TENSORLEV_ROLLED_LOOP
 #endif
 
+/// `TENSORLEV_LANE_VECTORS`: 1 where the block workspace (SELL-C's and
+/// grouped rows' sums of C rows, kernel::blocked) may be one value of a
+/// GCC/clang vector type, kept in a register across the slot loop; 0
+/// elsewhere (an array, which GCC 12 keeps in memory, a store per slot).
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define TENSORLEV_LANE_VECTORS 1
+#else
+#define TENSORLEV_LANE_VECTORS 0
+#endif
+
 /// `TENSORLEV_HOIST_SPECIALIZE`: 1 where a hoisted sub-nest (CSF MTTKRP's,
 /// kernel::hoisted) is specialized for registers: the first entry a fibre
 /// reaches stores into the workspace (no zeroing per fibre), and where the

@@ -38,6 +38,14 @@
 namespace tensorlev {
 
 namespace detail {
+#if TENSORLEV_LANE_VECTORS
+// The block workspace as one vector value (kernel::lane_vector): may_alias,
+// since the loops under it address its lanes as V.
+template <class T, std::size_t Bytes>
+struct lane_vec {
+  typedef T type __attribute__((vector_size(Bytes), __may_alias__));
+};
+#endif
 // The run-time errors every statement can raise, out of line and cold: one
 // copy of their message building per translation unit, not one per
 // statement and operand (most of a small kernel's code was these strings;
@@ -603,6 +611,37 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     return O.block >= 0 && l.map == map_kind::block_inner && l.full && l.var == block_inner_var;
   }
 
+  // Whether the block workspace is one vector value (TENSORLEV_LANE_VECTORS;
+  // its B floating-point sums fill 16, 32 or 64 bytes): the lanes' loop
+  // (lane_vector_slot) adds its B terms to it in one operation, and the
+  // value stays in a register across the slot loop. As an array indexed
+  // by the lane, GCC 12 kept it in memory there (a store per slot and
+  // half of each slot's loads; cage10's SELL-8 SpMV 10% slower).
+  static constexpr bool lane_vector = [] {
+    if constexpr (!TENSORLEV_LANE_VECTORS || !std::is_floating_point_v<V>) {
+      return false;
+    } else {
+      const std::size_t bytes = sizeof(V) * static_cast<std::size_t>(block_size);
+      return O.block >= 0 && (bytes == 16 || bytes == 32 || bytes == 64);
+    }
+  }();
+  // Whether slot S of loop Dp is the block workspace's lanes (block_lanes,
+  // inside kernel::blocked) and its terms go to the workspace's vector.
+  template <std::size_t Dp, mask_t Abs, std::size_t S>
+  static constexpr bool lane_vector_slot() {
+    if constexpr (!lane_vector || (Abs & block_bit) == 0 || (Abs & (hoist_bit | combine_bit | first_bit)) != 0) {
+      return false;
+    } else {
+      constexpr const loop_plan& P = plan<Dp, Abs>;
+      if constexpr (P.merged[S] < 0) {
+        return false;
+      } else {
+        constexpr iter_desc it = P.it[static_cast<std::size_t>(P.merged[S])];
+        return it.coord && block_lanes(static_cast<std::size_t>(it.acc), static_cast<std::size_t>(it.lev));
+      }
+    }
+  }
+
   // The logical coordinate of blocked coordinate r (outer * block + inner)
   // of computed variable c: r itself, or the remapping level's remap(r)
   // (SELL-C-sigma's lanes).
@@ -639,7 +678,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       return;
     }
     V w[static_cast<std::size_t>(B)]{};
+#if TENSORLEV_LANE_VECTORS
+    if constexpr (lane_vector) {
+      typename detail::lane_vec<V, sizeof(V) * static_cast<std::size_t>(B)>::type wv{};
+      loop_nest<Dp, Abs | block_bit>(st, cs, reinterpret_cast<V&>(wv));
+      __builtin_memcpy(w, &wv, sizeof w);
+    } else {
+      loop_nest<Dp, Abs | block_bit>(st, cs, w[0]);
+    }
+#else
     loop_nest<Dp, Abs | block_bit>(st, cs, w[0]);
+#endif
     if constexpr (D.comp_remap[c] > 0) {
       // Remapped rows (SELL-C-sigma): each lane's sum goes to its row, read
       // from the permutation without the check (base + l < extent). The
@@ -1258,6 +1307,34 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     if constexpr (single) {
       constexpr std::size_t S = static_cast<std::size_t>(std::countr_zero(Pm));
       constexpr bool seg = merged_segment(P, S);
+#if TENSORLEV_LANE_VECTORS
+      if constexpr (lane_vector_slot<Dp, Abs, S>()) {
+        // The block workspace's lanes 0 .. B-1: each lane's terms into
+        // part (its lane's entry: the loops below index their target by
+        // the lane), then part added to the workspace's vector at once.
+        // part starts at -0.0, which the compiler folds away (-0.0 + t is
+        // t for every t; +0.0 + t is not, for t = -0.0): with +0.0 GCC
+        // built part in two halves through memory and the vector add read
+        // it whole, a stalled store forwarding per slot.
+        using vec = typename detail::lane_vec<V, sizeof(V) * static_cast<std::size_t>(block_size)>::type;
+        V part[static_cast<std::size_t>(block_size)];
+        for (I l = 0; l < static_cast<I>(block_size); ++l) {
+          part[static_cast<std::size_t>(l)] = V(-0.0);
+          std::array<I, NM> at = cur;
+          at[S] = l;
+          body<Dp, Abs, Pm>(st, cs, part[0], l, at, std::array<I, NM>{});
+        }
+        // (Built in place: a lambda returning the vector by value draws
+        // GCC's -Wpsabi note on AVX-512 vectors.)
+        vec sum;
+        [&]<std::size_t... L>(std::index_sequence<L...>) {
+          sum = vec{part[L]...};
+        }(std::make_index_sequence<static_cast<std::size_t>(block_size)>{});
+        *reinterpret_cast<vec*>(&tgt) += sum;
+        cur[S] = end[S];
+        return;
+      }
+#endif
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
       if constexpr (std::is_floating_point_v<V> && split_sum(D, O, P, Dp, Abs)) {
         // Partial sums: one dependent add per group of positions instead
