@@ -46,10 +46,13 @@
 /// grouped rows' sums of C rows, kernel::blocked) may be one value of a
 /// GCC/clang vector type, kept in a register across the slot loop; 0
 /// elsewhere (an array, which GCC 12 keeps in memory, a store per slot).
+/// Define it to 0 for a compiler whose GNU vector extension falls short.
+#ifndef TENSORLEV_LANE_VECTORS
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
 #define TENSORLEV_LANE_VECTORS 1
 #else
 #define TENSORLEV_LANE_VECTORS 0
+#endif
 #endif
 
 /// `TENSORLEV_HOIST_SPECIALIZE`: 1 where a hoisted sub-nest (CSF MTTKRP's,
@@ -74,14 +77,19 @@
 
 // The statement (codegen/output/common.hpp) and kernel (codegen/kernel.hpp)
 // templates live in an inline namespace named after the settings that
-// change their plans or functions' bodies (TENSORLEV_HOIST_SPECIALIZE):
-// translation units built with different settings (a GCC one and a clang
-// one, or a -D) instantiate differently named types, so the linker never
-// mixes one setting's definitions with the other's (the specialized hoisted
-// sub-nest leaves t unzeroed for loops that store the first entry; COO
-// hoists only where specialized).
-#if TENSORLEV_HOIST_SPECIALIZE
+// change their plans or functions' bodies (TENSORLEV_HOIST_SPECIALIZE,
+// TENSORLEV_LANE_VECTORS): translation units built with different settings
+// (a GCC one and a clang one, a .cu file and a .cpp file, or a -D)
+// instantiate differently named types, so the linker never mixes one
+// setting's definitions with the other's (the specialized hoisted sub-nest
+// leaves t unzeroed for loops that store the first entry; COO hoists only
+// where specialized; the block workspace is a vector or an array).
+#if TENSORLEV_HOIST_SPECIALIZE && TENSORLEV_LANE_VECTORS
+#define TENSORLEV_KERNEL_ABI hoist_specialized_lanes
+#elif TENSORLEV_HOIST_SPECIALIZE
 #define TENSORLEV_KERNEL_ABI hoist_specialized
+#elif TENSORLEV_LANE_VECTORS
+#define TENSORLEV_KERNEL_ABI hoist_general_lanes
 #else
 #define TENSORLEV_KERNEL_ABI hoist_general
 #endif

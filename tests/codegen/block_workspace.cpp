@@ -36,6 +36,27 @@ constexpr cg::order_plan spmv_order() {
 }
 // Planned where a loop lies between the block coordinate and the lane.
 static_assert(spmv_order<sell<8>>().block == 0 && spmv_order<sell<1>>().block == 0);
+
+// The workspace as one vector value (kernel::lane_vector) where B
+// floating-point sums fill 16, 32 or 64 bytes, and the lanes' loop (loop 2
+// in SELL's slices, slots, lanes, row, column and grouped rows' groups,
+// columns, lanes, row) adds into it at once; an array otherwise. The
+// sweeps below run both forms.
+template <class F, class V>
+using spmv_kernel = cg::kernel<decltype(lval<tensor<V, dense_vector>>()(i)),
+                               decltype(lval<const tensor<V, F>>()(i, j) * lval<const tensor<V, dense_vector>>()(j)),
+                               false, 0>;
+#if TENSORLEV_LANE_VECTORS
+static_assert(spmv_kernel<sell<8>, double>::lane_vector && spmv_kernel<sell<8>, double>::lane_vector_slot<2, cg::block_bit, 0>());
+static_assert(spmv_kernel<sell<4>, float>::lane_vector && spmv_kernel<sell<2>, double>::lane_vector);
+static_assert(spmv_kernel<grouped_rows<8>, double>::lane_vector_slot<2, cg::block_bit, 0>());
+static_assert(spmv_kernel<grouped_rows<4>, double>::lane_vector_slot<2, cg::block_bit, 0>());
+static_assert(spmv_kernel<sell_sigma<8>, double>::lane_vector_slot<2, cg::block_bit, 0>());
+static_assert(!spmv_kernel<sell<8>, double>::lane_vector_slot<1, cg::block_bit, 0>());  // the slots
+#endif
+static_assert(!spmv_kernel<sell<3>, double>::lane_vector && !spmv_kernel<sell<1>, double>::lane_vector);
+static_assert(!spmv_kernel<sell<4>, int>::lane_vector && !spmv_kernel<sell<4>, std::complex<double>>::lane_vector);
+static_assert(!spmv_kernel<csr, double>::lane_vector);
 static_assert(spmv_order<bcsr<2>>().block == 0);
 static_assert(spmv_order<grouped_rows<1>>().block == 0 && spmv_order<grouped_rows<8>>().block == 0);
 static_assert(spmv_order<sell<cg::block_ws_max>>().block == 0);
@@ -219,6 +240,7 @@ TEST(BlockWorkspace, GroupedRowsEveryShape) {
   std::size_t bad = 0;
   bad += sweep<grouped_rows<1>, double>(rng, 1);
   bad += sweep<grouped_rows<3>, double>(rng, 3);
+  bad += sweep<grouped_rows<4>, double>(rng, 4);
   bad += sweep<grouped_rows<8>, double>(rng, 8);
   bad += sweep<grouped_rows<4>, std::complex<double>, std::int64_t>(rng, 4);
   EXPECT_EQ(bad, 0u);

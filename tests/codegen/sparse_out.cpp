@@ -309,8 +309,9 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
       EXPECT_EQ(E.values()[1], 0.0) << "(1,1), in a row the product no longer reaches";
     }
     // A corrupt pattern: row bounds that start below 0 or decrease (row 0
-    // claiming three of two coordinates) are an error naming the row, not
-    // a row read or written outside the arrays.
+    // claiming three of two coordinates, so row 1's bounds decrease) are
+    // an error naming the row, not a row read or written outside the
+    // arrays.
     {
       tensor<double, csr> G = pack<csr>(coordinate_list<double, int>({4, 4}));
       G(i, j) = A(i, k) * B(k, j);  // row bounds {0, 1, 1, 2, 2}, columns {1, 3}

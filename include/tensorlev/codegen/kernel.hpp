@@ -626,14 +626,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }();
   // Whether slot S of loop Dp is the block workspace's lanes (block_lanes,
-  // inside kernel::blocked) and its terms go to the workspace's vector.
+  // inside kernel::blocked) and its terms go to the workspace's vector: the
+  // loop's only iterator and lattice point (the branch runs every lane
+  // itself; plan_block's loops have no other).
   template <std::size_t Dp, mask_t Abs, std::size_t S>
   static constexpr bool lane_vector_slot() {
     if constexpr (!lane_vector || (Abs & block_bit) == 0 || (Abs & (hoist_bit | combine_bit | first_bit)) != 0) {
       return false;
     } else {
       constexpr const loop_plan& P = plan<Dp, Abs>;
-      if constexpr (P.merged[S] < 0) {
+      if constexpr (P.merged[S] < 0 || P.nm != 1 || P.np != 1) {
         return false;
       } else {
         constexpr iter_desc it = P.it[static_cast<std::size_t>(P.merged[S])];
