@@ -310,7 +310,7 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
     }
     // A corrupt pattern: row bounds that start below 0 or decrease (row 0
     // claiming three of two coordinates, so row 1's bounds decrease) are
-    // an error naming the row, not a row read or written outside the
+    // an error naming the entry, not a row read or written outside the
     // arrays.
     {
       tensor<double, csr> G = pack<csr>(coordinate_list<double, int>({4, 4}));
@@ -318,8 +318,8 @@ TEST(CodegenSparseOut, NumericRecomputationChecksThePattern) {
       using L1 = std::remove_cvref_t<decltype(G.level<1>())>;
       const std::vector<int> cols(G.level<1>().crd().begin(), G.level<1>().crd().end());
       const std::pair<std::vector<int>, std::string> corrupt[] = {
-          {{0, 3, 1, 2, 2}, "row bounds decrease at row 1 (3 then 1)"},
-          {{-1, 1, 1, 2, 2}, "row bounds start at -1, not 0"},
+          {{0, 3, 1, 2, 2}, "the position array decreases at entry 2 (3 then 1)"},
+          {{-1, 1, 1, 2, 2}, "the position array starts at -1, not 0"},
           {{0, 1, 1, 2, 2}, ""}};  // the valid bounds, as a check of the construction
       for (const auto& [pos, message] : corrupt) {
         auto lv = G.levels();

@@ -717,18 +717,10 @@ struct workspace_output : append_output<S> {
                                           << lvl.crd().size() << " coordinates, " << o->values().size()
                                           << " values); assemble it with = first");
     // Every row's bounds inside the coordinates (the rows read and write
-    // pos[r] .. pos[r + 1] of them): a first bound other than 0 or one
-    // that decreases would send a row outside the arrays.
-    if (lvl.pos()[0] != 0)
-      throw shape_error(detail::message() << "tensorlev: compute_numeric: the output's pattern is corrupt: its row "
-                                             "bounds start at "
-                                          << lvl.pos()[0] << ", not 0; assemble it with = first");
-    for (std::size_t r = 1; r < npos; ++r)
-      if (lvl.pos()[r] < lvl.pos()[r - 1])
-        throw shape_error(detail::message() << "tensorlev: compute_numeric: the output's pattern is corrupt: its row "
-                                               "bounds decrease at row "
-                                            << r - 1 << " (" << lvl.pos()[r - 1] << " then " << lvl.pos()[r]
-                                            << "); assemble it with = first");
+    // pos[r] .. pos[r + 1] of them): the levels' own check (a first bound
+    // other than 0 or one that decreases would send a row outside).
+    detail::validate_bounds(lvl.pos(), parent_size, lvl.crd().size(),
+                            "tensorlev: compute_numeric: the output's pattern (its last level)");
     if (reads_output_values(st))
       throw error("tensorlev: compute_numeric: an operand reads the output's values, which the run overwrites; "
                   "compute into a separate tensor");
