@@ -50,8 +50,9 @@ export TENSORLEV_BENCH_MATRICES
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 common=("--benchmark_min_time=$min_time" "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
   --benchmark_out_format=json)
-serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert|tensorlev_unfused|tensorlev_rows8|tensorlev_rows8_unfused)/)'
-parallel='^(stream/triad/kokkos|[a-z_]+/(tensorlev_kokkos|tensorlev_kokkos_unfused|tensorlev_kokkos_rows8|tensorlev_kokkos_rows8_unfused)/)'
+# CG's other formats: tensorlev[_kokkos]_<rows8|sell8|sell8s>[_unfused].
+serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert|tensorlev(_rows8|_sell8|_sell8s)?(_unfused)?)/)'
+parallel='^(stream/triad/kokkos|[a-z_]+/tensorlev_kokkos(_rows8|_sell8|_sell8s)?(_unfused)?/)'
 for family in spmv sparse mttkrp fuse; do
   bin="$build/bench/bench_suite_$family"
   [ -x "$bin" ] || { echo "missing $bin (configure with -DTENSORLEV_KOKKOS=ON)" >&2; exit 1; }

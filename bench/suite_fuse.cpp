@@ -14,12 +14,15 @@
 //                               (inputs.hpp, make_spd; bench/peers'
 //                               bench_petsc solves the same system with
 //                               PETSc); a CG iteration takes real_time / 20
-//   cg/<impl>_rows8/rows8/<matrix>  the same with A as grouped_rows<8>
-//                               (impls tensorlev_rows8, tensorlev_rows8_unfused,
-//                               tensorlev_kokkos_rows8,
-//                               tensorlev_kokkos_rows8_unfused: as the csr
-//                               ones), where grouped rows of 8 store at most
-//                               2x the nonzeros
+//   cg/<impl>_<f>/<f>/<matrix>  the same with A in another format f: rows8
+//                               (grouped_rows<8>), sell8 (sell<8>) or sell8s
+//                               (sell_sigma<8, 256>), each where it stores
+//                               at most 2x the nonzeros (sell8s: and less
+//                               than 0.9x SELL-8's slots) (impls
+//                               tensorlev_<f>, tensorlev_<f>_unfused,
+//                               tensorlev_kokkos_<f>,
+//                               tensorlev_kokkos_<f>_unfused: as the csr
+//                               ones; the peers' CSR times are the csr rows')
 //
 // Impls: `tensorlev` (fuse: the chain as one loop nest, CG as three an
 // iteration), `tensorlev_unfused` (one statement at a time, as `=` runs
@@ -161,10 +164,31 @@ struct spd_matrix {
   tensor<double, csr> A;
   Eigen::SparseMatrix<double, Eigen::RowMajor, int> E;
   std::vector<double> b;  // A * x (x_value)
-  // The same matrix as grouped rows of 8 (formats.hpp), packed where they
-  // store at most twice its nonzeros (finite-element systems); else empty.
+  // The same matrix in the formats the SpMV suite names best on some
+  // matrices (formats.hpp), each packed where it stores at most twice the
+  // nonzeros; else empty. Grouped rows of 8: finite-element systems;
+  // SELL-8 where neighbouring rows have similar lengths; SELL-8-sigma
+  // where they do not (power-law graphs).
   std::optional<tensor<double, grouped_rows<8>>> A8;
+  std::optional<tensor<double, sell<8>>> S8;
+  std::optional<tensor<double, sell_sigma<8, 256>>> S8s;
 };
+
+// The formats besides CSR, by their names in the benchmarks.
+constexpr const char* other_formats[] = {"rows8", "sell8", "sell8s"};
+
+// Whether m holds A in format f (one of other_formats).
+bool has_format(const spd_matrix& m, const std::string& f) {
+  return f == "rows8" ? m.A8.has_value() : f == "sell8" ? m.S8.has_value() : f == "sell8s" && m.S8s.has_value();
+}
+
+// Packs A into F and keeps it in `into` where it stores at most twice A's
+// nonzeros.
+template <class F, class T>
+void pack_if_compact(std::optional<tensor<double, F>>& into, const T& entries, std::size_t stored) {
+  tensor<double, F> t = pack<F>(entries);
+  if (static_cast<double>(t.values().size()) <= 2.0 * static_cast<double>(stored)) into.emplace(std::move(t));
+}
 
 // The suite's system (inputs.hpp, make_spd): the same one bench_petsc solves.
 spd_matrix make_spd_matrix(const matrix_input& m) {
@@ -173,15 +197,21 @@ spd_matrix make_spd_matrix(const matrix_input& m) {
   std::vector<Eigen::Triplet<double, int>> trip;
   trip.reserve(sys.A.size());
   for (std::size_t e = 0; e < sys.A.size(); ++e) trip.emplace_back(sys.A.coords(e)[0], sys.A.coords(e)[1], sys.A.value(e));
-  spd_matrix s{pack<csr>(sys.A), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), std::move(sys.b), {}};
+  spd_matrix s{pack<csr>(sys.A), Eigen::SparseMatrix<double, Eigen::RowMajor, int>(n, n), std::move(sys.b), {}, {}, {}};
   s.E.setFromTriplets(trip.begin(), trip.end());
   if (static_cast<double>(grouped_values(sys.A, 8)) <= 2.0 * static_cast<double>(s.A.stored()))
     s.A8.emplace(pack<grouped_rows<8>>(sys.A));
+  pack_if_compact(s.S8, sys.A, s.A.stored());
+  pack_if_compact(s.S8s, sys.A, s.A.stored());
+  // SELL-8-sigma only where sorting saves a tenth of SELL-8's padded slots
+  // (else it is SELL-8 with a permutation to read).
+  if (s.S8 && s.S8s && static_cast<double>(s.S8s->values().size()) > 0.9 * static_cast<double>(s.S8->values().size()))
+    s.S8s.reset();
   return s;
 }
 
 // cg_iterations of CG from x = 0 with tensorlev statements over A (m.A or
-// m.A8); returns r.r.
+// one of the other formats); returns r.r.
 template <class Matrix>
 double cg_tensorlev(const spd_matrix& m, const Matrix& A, const executor& ex, bool fused, vec& x, vec& r, vec& p,
                     vec& q, vec& next) {
@@ -247,10 +277,14 @@ double cg_hand(const spd_matrix& m, std::vector<double>& x, std::vector<double>&
 
 void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<const spd_matrix>& m) {
   const int n = m->A.dimension(0);
-  // `<tensorlev impl>` with `_rows8` after "tensorlev" or "tensorlev_kokkos": A as grouped rows of 8.
-  const std::size_t at = impl.find("_rows8");
-  const bool rows8 = at != std::string::npos;
-  const std::string base = rows8 ? impl.substr(0, at) + impl.substr(at + 6) : impl;
+  // `<tensorlev impl>` with `_<format>` after "tensorlev" or "tensorlev_kokkos": A in that format.
+  std::string format, base = impl;
+  for (const std::string f : other_formats) {
+    const std::string tag = "_" + f;
+    const std::size_t at = impl.find(tag);
+    if (at != std::string::npos && (at + tag.size() == impl.size() || impl[at + tag.size()] == '_'))
+      format = f, base = impl.substr(0, at) + impl.substr(at + tag.size());
+  }
   const executor ex = executor_of(impl);
   vec x({n}), r({n}), p({n}), q({n}), next({n});
   std::vector<double> hx(n), hr(n), hp(n), hq(n);
@@ -272,8 +306,12 @@ void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<
       ex0.setZero();
       ex0 = solver.solveWithGuess(eb, ex0);
       rr = solver.error();
-    } else if (rows8) {
+    } else if (format == "rows8") {
       rr = cg_tensorlev(*m, *m->A8, ex, fused_impl(base), x, r, p, q, next);
+    } else if (format == "sell8") {
+      rr = cg_tensorlev(*m, *m->S8, ex, fused_impl(base), x, r, p, q, next);
+    } else if (format == "sell8s") {
+      rr = cg_tensorlev(*m, *m->S8s, ex, fused_impl(base), x, r, p, q, next);
     } else {
       rr = cg_tensorlev(*m, m->A, ex, fused_impl(impl), x, r, p, q, next);
     }
@@ -305,11 +343,12 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     for (const auto& impl : impls)
       common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/csr/" + mi->name).c_str(),
                                                   [impl, m](benchmark::State& s) { cg(s, impl, m); }));
-    if (m->A8)
-      for (const std::string impl :
-           {"tensorlev_rows8", "tensorlev_rows8_unfused", "tensorlev_kokkos_rows8", "tensorlev_kokkos_rows8_unfused"})
-        common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/rows8/" + mi->name).c_str(),
-                                                    [impl, m](benchmark::State& s) { cg(s, impl, m); }));
+    for (const std::string f : other_formats)
+      if (has_format(*m, f))
+        for (const std::string& impl : {"tensorlev_" + f, "tensorlev_" + f + "_unfused", "tensorlev_kokkos_" + f,
+                                       "tensorlev_kokkos_" + f + "_unfused"})
+          common_options(benchmark::RegisterBenchmark(("cg/" + impl + "/" + f + "/" + mi->name).c_str(),
+                                                      [impl, m](benchmark::State& s) { cg(s, impl, m); }));
   }
 }
 

@@ -185,24 +185,25 @@ def main(paths):
     out.append("| kernel | input | hand | Eigen | PETSc | unfused | fused | unfused 2 threads | fused 2 threads | "
                "unfused / fused | Eigen / fused | PETSc / fused | hand / fused | unfused / fused, 2 threads |")
     out.append("|" + "---|" * 14)
+    cg_formats = {"rows8": "grouped rows of 8", "sell8": "SELL-8", "sell8s": "SELL-8-sigma"}
     for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: (x[0][0], x[0][2], x[0][1])):
         if k not in ("chain", "chain_temp", "cg"):
             continue
         per = 1.0 / 20 if k == "cg" else 1.0
-        # CG with A as grouped rows of 8 (cg/tensorlev_rows8..., format rows8): its own row; the peers
-        # (hand, Eigen, PETSc: CSR) from the csr row of the same system.
-        rows8 = fmt == "rows8"
-        peers = rows.get((k, "csr", matrix), {}) if rows8 else r
+        # CG with A in another format (cg/tensorlev_<f>..., format f: rows8, sell8, sell8s): its own
+        # row; the peers (hand, Eigen, PETSc: CSR) from the csr row of the same system.
+        other = fmt if k == "cg" and fmt in cg_formats else None
+        peers = rows.get((k, "csr", matrix), {}) if other else r
 
         def tt(impl, src=None):
-            if rows8 and src is None:
-                impl = impl.replace("tensorlev_kokkos", "tensorlev_kokkos_rows8") if "kokkos" in impl else \
-                    impl.replace("tensorlev", "tensorlev_rows8")
+            if other and src is None:
+                impl = impl.replace("tensorlev_kokkos", f"tensorlev_kokkos_{other}") if "kokkos" in impl else \
+                    impl.replace("tensorlev", f"tensorlev_{other}")
             v = t(src if src is not None else r, impl)
             return v * per if v is not None else None
         f1, u1, f2, u2 = tt("tensorlev"), tt("tensorlev_unfused"), tt("tensorlev_kokkos"), tt("tensorlev_kokkos_unfused")
         hand, eigen, petsc = tt("hand", peers), tt("eigen", peers), tt("petsc", peers)
-        label = f"{matrix} (A as grouped rows of 8)" if rows8 else matrix
+        label = f"{matrix} (A as {cg_formats[other]})" if other else matrix
         out.append(f"| {k} | {label} | {fmt_ms(hand)} | {fmt_ms(eigen)} | {fmt_ms(petsc)} | "
                    f"{fmt_ms(u1)} | {fmt_ms(f1)} | {fmt_ms(u2)} | {fmt_ms(f2)} | {ratio(u1, f1)} | "
                    f"{ratio(eigen, f1)} | {ratio(petsc, f1)} | {ratio(hand, f1)} | {ratio(u2, f2)} |")
