@@ -163,6 +163,22 @@ constexpr std::size_t diagonal_above() {
     return 0;
 }
 
+// A level may constrain the maps of the levels around it: it declares
+// `template <class Maps> static constexpr bool fits_maps(const Maps& m,
+// std::size_t k)`, true when, at level k, the format's map infos m suit it
+// (block_offset: block_outer, diagonal and block_inner right above it).
+template <class Lvl, std::size_t K, std::size_t N>
+constexpr bool level_fits_maps(const std::array<level_map_info, N>& infos) {
+  if constexpr (requires { Lvl::fits_maps(infos, K); })
+    return Lvl::fits_maps(infos, K);
+  else
+    return true;
+}
+template <class LT, std::size_t N, std::size_t... K>
+constexpr bool levels_fit_maps(const std::array<level_map_info, N>& infos, std::index_sequence<K...>) {
+  return (level_fits_maps<std::tuple_element_t<K, LT>, K>(infos) && ...);
+}
+
 template <std::size_t N>
 constexpr bool diagonal_requirements_met(const std::array<level_map_info, N>& infos,
                                          const std::array<std::size_t, N>& above) {
@@ -247,6 +263,13 @@ struct format<levels<L...>, Map> {
                 "tensorlev::format: a format has at most one diagonal<r,c> map, and a range (offset) level needs the "
                 "level 1 (2) above it to carry it, as in DIA = format<levels<dense<>, range<>, offset<>>, "
                 "level_map<diagonal<0,1>, mode<0>, mode<1>>>");
+
+  static_assert(detail::levels_fit_maps<std::tuple<typename L::template level<std::int32_t>...>>(
+                    maps, std::index_sequence_for<L...>{}),
+                "tensorlev::format: a level's own requirement on the level map (its fits_maps) is not met; "
+                "block_offset<B> encodes the column under block_outer<0,B>, diagonal<0,1> and block_inner<0,B>, as in "
+                "blocked_dia<B> = format<levels<dense<>, compressed<>, dense<>, block_offset<B>>, "
+                "level_map<block_outer<0,B>, diagonal<0,1>, block_inner<0,B>, mode<1>>>");
 
   static_assert(detail::remaps_on_block_inner(maps, std::array<bool, sizeof...(L)>{
                                                          detail::declares_remap<typename L::template level<std::int32_t>>()...}),

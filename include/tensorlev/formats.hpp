@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "format.hpp"
+#include "levels/block_offset.hpp"
 #include "levels/compressed_aos.hpp"
 #include "levels/singleton_aos.hpp"
 
@@ -134,6 +135,22 @@ struct grouped_rows : format<levels<dense<>, compressed<>, dense<>>,
 /// Diagonal format: one dense row of values per stored diagonal.
 struct dia : format<levels<dense<>, range<>, offset<>>, level_map<diagonal<0, 1>, mode<0>, mode<1>>> {
   static constexpr std::string_view name = "DIA";
+};
+/// Row-blocked DIA: the rows in blocks of B; under each block the
+/// diagonals it touches (compressed, by their index among the matrix's
+/// diagonals), then B values per diagonal, one per row of the block
+/// (dense lanes; zero where the diagonal leaves the matrix or skips a
+/// row). The column is computed from the block, row and offset
+/// (block_offset), never stored: 8 bytes a value in double, as DIA. A
+/// kernel runs block -> diagonal -> row, so a block's B outputs stay in
+/// the block workspace while every diagonal passes: DIA streams y once per
+/// diagonal, this once (docs/design.md, "Blocked DIA"). Made for banded
+/// and stencil matrices; a block stores only the diagonals it touches, so
+/// it pads less than DIA where the band varies.
+template <std::size_t B>
+struct blocked_dia : format<levels<dense<>, compressed<>, dense<>, block_offset<B>>,
+                            level_map<block_outer<0, B>, diagonal<0, 1>, block_inner<0, B>, mode<1>>> {
+  static constexpr std::string_view name = "blocked DIA";
 };
 /// Block CSR with B x B dense blocks.
 template <std::size_t B>

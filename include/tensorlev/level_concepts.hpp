@@ -78,15 +78,23 @@ struct coordinate {
 
 /// The coordinates of the levels above level k: `up(1)` is the parent's
 /// coordinate, `up(2)` the grandparent's. @pre 1 <= n <= depth().
+/// The coordinates are stored as ancestor_coord<I>: a 64-bit integer for
+/// narrower index types, so that a kernel's store of a coordinate into
+/// them cannot alias the level arrays of I that the loop reads (DIA's
+/// offsets, blocked DIA's): with I, the compiler reloaded the offset after
+/// every store and left the loop scalar (docs/design.md, "Blocked DIA").
+template <class I>
+using ancestor_coord = std::conditional_t<(sizeof(I) < sizeof(long long)), long long, I>;
+
 template <class I>
 class ancestors {
  public:
-  constexpr ancestors(const I* coords, std::size_t depth) noexcept : coords_(coords), depth_(depth) {}
-  [[nodiscard]] constexpr I up(std::size_t n) const noexcept { return coords_[depth_ - n]; }
+  constexpr ancestors(const ancestor_coord<I>* coords, std::size_t depth) noexcept : coords_(coords), depth_(depth) {}
+  [[nodiscard]] constexpr I up(std::size_t n) const noexcept { return static_cast<I>(coords_[depth_ - n]); }
   [[nodiscard]] constexpr std::size_t depth() const noexcept { return depth_; }
 
  private:
-  const I* coords_;
+  const ancestor_coord<I>* coords_;
   std::size_t depth_;
 };
 
@@ -323,5 +331,19 @@ template <level L>
 template <class L>
 concept always_found_level = level<L> && requires { typename detail::bool_constant_check<L::always_found>; } &&
                              L::always_found;
+
+/// A level that is not always found but can tell, for a block's lanes, that
+/// every child of the lanes is found: under a block_inner level (the lanes
+/// of a block), `lanes_found(anc)`, with anc the coordinates of the levels
+/// above the lanes (up(1) the lanes level's parent), is true only when each
+/// child under every lane of the block is found (block_offset: the block's
+/// columns on that diagonal all inside the extent). The generated loops
+/// under those lanes then run without the per-child found checks, which
+/// keep a compiler from vectorizing across the lanes (docs/design.md,
+/// "Blocked DIA").
+template <class L>
+concept lanes_found_level = level<L> && requires(const L& l, ancestors<typename L::index_type> a) {
+  { l.lanes_found(a) } -> std::convertible_to<bool>;
+};
 
 }  // namespace tensorlev

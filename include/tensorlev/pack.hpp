@@ -664,7 +664,7 @@ I assemble_level(Lk& lvl, std::size_t K, const std::vector<std::vector<I>>& slc,
   const std::vector<I>& crd = slc[K];
   node_pos.clear();
   node_pos.resize(count);
-  std::vector<I> anc_coords(K + 1, I(0));
+  std::vector<ancestor_coord<I>> anc_coords(K + 1, 0);
   const ancestors<I> anc(anc_coords.data(), K);
   auto set_anc = [&](std::size_t s) {
     for (std::size_t m = 0; m < K; ++m) anc_coords[m] = slc[m][s];
@@ -834,7 +834,7 @@ std::optional<T> pack_row_compressed(const coordinate_list<V, I>& list, duplicat
     cols.append_init(parent_size, static_cast<I>(n));
     clear_reserve(vals, n);
     const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;  // shift < 64 (make_key_layout)
-    I anc_crd[2]{};
+    ancestor_coord<I> anc_crd[2]{};
     I q = 0, row_begin = 0, row_pos = 0;
     bool open = false;
     std::uint64_t prev_key = 0;
@@ -1126,7 +1126,7 @@ std::optional<T> pack_row_compressed_parallel(const executor& ex, const coordina
   assign_fresh(vals, static_cast<std::size_t>(total), V{});
   auto fill = [&](std::size_t r) {
     auto q = static_cast<I>(range_total[r]);
-    I anc_crd[2]{};
+    ancestor_coord<I> anc_crd[2]{};
     for (std::size_t b = cut[r]; b < cut[r + 1]; ++b) {
       const std::size_t e0 = bstart[b], e1 = bstart[b + 1];
       if (e0 == e1) continue;

@@ -226,17 +226,18 @@ namespace detail {
 // Visits every position of the last level reachable through the level
 // functions, calling f(level_coords, position). level_coords[k] is the
 // coordinate of level k.
+// (acoords: the same coordinates as the levels' ancestors read them.)
 template <std::size_t K, class Levels, class I, class Fn>
-void visit_levels(const Levels& lv, I ppos, I* coords, Fn& f) {
+void visit_levels(const Levels& lv, I ppos, I* coords, ancestor_coord<I>* acoords, Fn& f) {
   using L = std::tuple_element_t<K, Levels>;
   constexpr std::size_t nlev = std::tuple_size_v<Levels>;
   const L& l = std::get<K>(lv);
-  const ancestors<I> anc(coords, K);
+  const ancestors<I> anc(acoords, K);
   auto next = [&](I p) {
     if constexpr (K + 1 == nlev) {
       f(static_cast<const I*>(coords), p);
     } else {
-      visit_levels<K + 1>(lv, p, coords, f);
+      visit_levels<K + 1>(lv, p, coords, acoords, f);
     }
   };
   if constexpr (pos_iterable_level<L>) {
@@ -245,6 +246,7 @@ void visit_levels(const Levels& lv, I ppos, I* coords, Fn& f) {
       const coordinate<I> r = l.pos_access(p, anc);
       if (!r.found) continue;
       coords[K] = r.coord;
+      acoords[K] = r.coord;
       next(p);
     }
   } else {
@@ -253,6 +255,7 @@ void visit_levels(const Levels& lv, I ppos, I* coords, Fn& f) {
       const located<I> r = l.coord_access(ppos, anc, i);
       if (!r.found) continue;
       coords[K] = i;
+      acoords[K] = i;
       next(r.pos);
     }
   }
@@ -297,12 +300,13 @@ template <class V, class F, class I, class S, class Fn>
 void for_each_component(const tensor<V, F, I, S>& t, Fn&& f) {
   constexpr std::size_t nlev = F::num_levels;
   I coords[nlev] = {};
+  ancestor_coord<I> acoords[nlev] = {};
   std::array<I, F::order> x{};
   const auto values = t.values();
   auto leaf = [&](const I* lc, I p) {
     if (detail::logical_coords<F>(lc, t.dims(), x, t.levels())) f(std::as_const(x), values[static_cast<std::size_t>(p)]);
   };
-  detail::visit_levels<0>(t.levels(), I(0), coords, leaf);
+  detail::visit_levels<0>(t.levels(), I(0), coords, acoords, leaf);
 }
 
 /// The stored components as an (unsorted) coordinate list.

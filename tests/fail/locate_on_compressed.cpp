@@ -4,7 +4,7 @@
 #include "tensorlev/tensorlev.hpp"
 int main() {
   using namespace tensorlev;
-  const int coords[1] = {0};
+  const ancestor_coord<int> coords[1] = {0};
 #ifdef TL_SHOULD_FAIL
   compressed_level<int> l;
 #else

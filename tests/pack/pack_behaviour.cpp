@@ -196,7 +196,7 @@ TEST(Levels, HashRowsStorageIsProportionalToTheNonzeros) {
   const auto& hl = h.level<1>();
   std::size_t bad = 0, stored = 0;
   for (int r = 0; r < rows; ++r) {
-    const int anc_coords[2] = {r, 0};
+    const ancestor_coord<int> anc_coords[2] = {r, 0};
     const ancestors<int> anc(anc_coords, 1);
     const bounds<int> b = cl.pos_bounds(r);
     stored += static_cast<std::size_t>(b.end - b.begin);
@@ -219,7 +219,7 @@ TEST(Levels, HashedParentsWithoutBucketsAndAdoptedSegments) {
   EXPECT_EQ(h.size(3), 4 + 0 + 2);
   EXPECT_THROW((void)h.size(2), error);
   h.insert_init(3, 6);
-  const int anc_coords[1] = {0};
+  const ancestor_coord<int> anc_coords[1] = {0};
   const ancestors<int> anc(anc_coords, 0);
   for (int c : {3, 9}) h.insert_coord(h.locate(0, anc, c).pos, c);
   h.insert_coord(h.locate(2, anc, 9).pos, 9);

@@ -63,6 +63,7 @@ struct level_desc {
   bool long_ranges = false;     // a hint: long runs of positions per parent (split_sum)
   bool contiguous = false;      // locate(p, a, i).pos == locate(p, a, 0).pos + i (kernel::at_v_next)
   bool remap = false;           // a block_inner level whose blocked coordinate goes through remap() (remapping_level)
+  bool lanes_found = false;     // can tell that all its children under a block's lanes are found (lanes_found_level)
   // Level maps other than mode<d> (DIA's diagonal, ELL's slot, blocks) bind
   // a private variable of their own (var < ' '), iterated only by this
   // level. A block_inner level also computes its logical variable:
@@ -161,6 +162,7 @@ constexpr level_desc describe_level(char var) {
   if constexpr (requires { L::long_ranges; }) d.long_ranges = L::long_ranges;
   if constexpr (requires { L::contiguous; }) d.contiguous = L::contiguous;
   d.remap = remapping_level<L>;
+  d.lanes_found = lanes_found_level<L>;
   return d;
 }
 

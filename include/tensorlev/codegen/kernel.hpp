@@ -414,7 +414,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   struct state {
     ptrs ops;
     const E* expr;
-    I crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors), where a level reads them
+    ancestor_coord<I> crd[NA][ML + 1];  // coordinates of the levels bound so far (ancestors), where a level reads them
     I extent[max_vars];
     I var_val[max_vars];  // current value of each bound index variable
     // chunked runs: loop 0 covers [chunk_lo, chunk_hi) of its range only
@@ -1002,8 +1002,57 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       return (void)cs, false;
   }
 
+  // The iterators of loop Dp (by index) over a block's lanes (a block_inner
+  // level) whose access's next level is a lanes_found level
+  // (level_concepts.hpp): where each says its children under these lanes
+  // are all found, the loops below run with lanes_found_bit, without the
+  // found checks (blocked DIA's interior blocks; docs/design.md, "Blocked
+  // DIA").
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr std::uint32_t lanes_found_iters() {
+    if constexpr ((Abs & lanes_found_bit) != 0 || Dp >= O.n) {
+      return 0;
+    } else {
+      constexpr const loop_plan& P = plan<Dp, Abs>;
+      std::uint32_t m = 0;
+      for (std::size_t x = 0; x < P.nit; ++x) {
+        const iter_desc& it = P.it[x];
+        if (it.chain || P.zero) continue;
+        const access_desc& ad = D.acc[static_cast<std::size_t>(it.acc)];
+        const auto k = static_cast<std::size_t>(it.lev);
+        if (ad.lev[k].map == map_kind::block_inner && k + 1 < ad.nlev && ad.lev[k + 1].lanes_found)
+          m |= std::uint32_t{1} << x;
+      }
+      return m;
+    }
+  }
+  template <std::size_t Dp, mask_t Abs>
+  TENSORLEV_HOST_DEVICE static bool lanes_all_found(const state& st) {
+    TENSORLEV_PLAN(P, (plan<Dp, Abs>));
+    constexpr std::uint32_t M = lanes_found_iters<Dp, Abs>();
+    bool found = true;
+    [&]<std::size_t... X>(std::index_sequence<X...>) {
+      (
+          [&] {
+            if constexpr (((M >> X) & 1U) != 0) {
+              constexpr auto A = static_cast<std::size_t>(P.it[X].acc);
+              constexpr auto K = static_cast<std::size_t>(P.it[X].lev);  // the lanes; K + 1 tells
+              found = found && level_of<A, K + 1>(st).lanes_found(anc<A, K>(st));
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<P.nit>{});
+    return found;
+  }
+
   template <std::size_t Dp, mask_t Abs>
   TENSORLEV_HOST_DEVICE static void loop_nest(state& st, const cursor& cs, V& tgt) {
+    if constexpr (lanes_found_iters<Dp, Abs>() != 0) {
+      if (lanes_all_found<Dp, Abs>(st)) {
+        nest<Dp, Abs | lanes_found_bit>(st, cs, tgt);
+        return;
+      }
+    }
     nest<Dp, Abs>(st, cs, tgt);
   }
   // loop_nest's body (inlined by next_loop into the innermost loop's parent
@@ -1579,7 +1628,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           [&] {
             if (!found) return;
             st.crd[A][K] = st.var_val[var_index(D.acc[A].lev[K].var)];
-            const located<I> r = level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), st.crd[A][K]);
+            const located<I> r =
+                level_of<A, K>(st).locate(parent_pos<A, K>(cs), anc<A, K>(st), static_cast<I>(st.crd[A][K]));
             cs.pos[A] = r.pos;
             cs.hi[A] = r.pos + 1;
             found = r.found;

@@ -396,6 +396,15 @@ inline constexpr mask_t combine_bit = mask_t{1} << 62;
 // reaches in a fibre: they store into the workspace instead of adding (no
 // zeroing of t per fibre; SPLATT's first-entry initialisation).
 inline constexpr mask_t first_bit = mask_t{1} << 60;
+// The loops under a block's lanes whose children are all found (a
+// lanes_found level below a block_inner level said so at run time,
+// kernel::nest): those levels are not missed there.
+inline constexpr mask_t lanes_found_bit = mask_t{1} << 59;
+// Whether level l may miss (report a position or coordinate not found)
+// in the loops of absent set abs.
+constexpr bool may_miss(const level_desc& l, mask_t abs) {
+  return !l.always_found && !((abs & lanes_found_bit) != 0 && l.lanes_found);
+}
 // Bits 56-57: the hoisted sub-nest runs with the constant extent
 // hoist_widths[code - 1] of v (kernel::fibres: chosen at run time where v's
 // extent is one of them), so that the workspace and the output row's sums
@@ -913,10 +922,10 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
         p.error_acc = p.it[i].acc;
       }
       p.it[i].located = true;
-      p.it[i].may_miss = !lv.always_found;
+      p.it[i].may_miss = may_miss(lv, abs);
       if (p.it[i].chain)
         for (std::size_t k = 0; k < d.acc[p.it[i].acc].nlev; ++k)
-          p.it[i].may_miss = p.it[i].may_miss || !d.acc[p.it[i].acc].lev[k].always_found;
+          p.it[i].may_miss = p.it[i].may_miss || may_miss(d.acc[p.it[i].acc].lev[k], abs);
     }
     p.merged[p.nm++] = -2;
     if (!p.zero) p.pts[p.np++] = 1U;
@@ -1004,9 +1013,9 @@ constexpr loop_plan plan_loop(const stmt_desc& d, const order_plan& o, std::size
     iter_desc& it = p.it[i];
     const access_desc& ad = d.acc[it.acc];
     const level_desc& lv = ad.lev[it.lev];
-    it.may_miss = !lv.always_found;
+    it.may_miss = may_miss(lv, abs);
     if (it.chain)
-      for (std::size_t k = 0; k < ad.nlev; ++k) it.may_miss = it.may_miss || !ad.lev[k].always_found;
+      for (std::size_t k = 0; k < ad.nlev; ++k) it.may_miss = it.may_miss || may_miss(ad.lev[k], abs);
     if (!it.merged) continue;
     if (p.nm > 1 && !lv.ordered) {
       p.error = plan_error::unordered_merge;

@@ -254,6 +254,10 @@ struct printer {
       const std::string q = pvar(it.acc, it.lev);
       const std::string& par = pos[static_cast<std::size_t>(it.acc)];
       const level_desc& lv = d.acc[static_cast<std::size_t>(it.acc)].lev[static_cast<std::size_t>(it.lev)];
+      if (lv.map == map_kind::block_inner && static_cast<std::size_t>(it.lev) + 1 < d.acc[it.acc].nlev &&
+          d.acc[it.acc].lev[it.lev + 1].lanes_found)
+        line(indent, "// where " + lvl(it.acc, it.lev + 1) + ".lanes_found(): every lane's children are found, and " +
+                         "the loops below run without the found checks");
       if (it.coord && (abs & block_bit) != 0 && lv.map == map_kind::block_inner && lv.full &&
           lv.var == d.comp_inner[o.block_comp]) {
         line(indent, "int " + q + "_i = 0, " + q + "_i_end = " + std::to_string(d.comp_block[o.block_comp]) +
@@ -300,6 +304,10 @@ struct printer {
         }
       line(indent, "while (" + cond + ") {");
       const int in = indent + 1;
+      for (std::size_t s : members)  // positions that hold no coordinate (block_offset past the extent)
+        if (p.merged[s] >= 0 && !p.it[p.merged[s]].coord && p.it[p.merged[s]].may_miss)
+          line(in, "if (!" + lvl(p.it[p.merged[s]].acc, p.it[p.merged[s]].lev) + ".pos_access(" + cur(s) +
+                       ").found) { " + cur(s) + " = " + cur(s) + " + 1; continue; }");
       if (members.size() == 1) {
         line(in, "int " + v + " = " + coord_of(members[0]) + ";");
       } else {

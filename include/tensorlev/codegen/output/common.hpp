@@ -534,7 +534,7 @@ struct level_output : output_base<S> {
       (
           [&] {
             st.crd[0][K] = st.var_val[S::var_index(S::D.acc[0].lev[K].var)];
-            p = std::get<K>(*st.out.levels).locate(p, ancestors<I>(st.crd[0], K), st.crd[0][K]).pos;
+            p = std::get<K>(*st.out.levels).locate(p, ancestors<I>(st.crd[0], K), static_cast<I>(st.crd[0][K])).pos;
           }(),
           ...);
     }(std::make_index_sequence<N>{});
