@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <limits>
 
 #include "common.hpp"
 
@@ -54,6 +55,14 @@ static_assert(spmv_kernel<grouped_rows<4>, double>::lane_vector_slot<2, cg::bloc
 static_assert(spmv_kernel<sell_sigma<8>, double>::lane_vector_slot<2, cg::block_bit, 0>());
 static_assert(!spmv_kernel<sell<8>, double>::lane_vector_slot<1, cg::block_bit, 0>());  // the slots
 #endif
+// Blocked DIA sums a block of rows in the workspace (one vector at 4 and 8
+// doubles); its column level tells when a block's lanes are all found.
+static_assert(spmv_order<blocked_dia<8>>().block == 0 && spmv_order<blocked_dia<16>>().block == 0);
+static_assert(spmv_kernel<blocked_dia<8>, double>::lane_vector && !spmv_kernel<blocked_dia<16>, double>::lane_vector);
+static_assert(tensorlev::lanes_found_level<blocked_dia<8>::level_type<3, int>> &&
+              !tensorlev::always_found_level<blocked_dia<8>::level_type<3, int>>);
+static_assert(!tensorlev::lanes_found_level<dia::level_type<2, int>> &&
+              !tensorlev::lanes_found_level<sell<8>::level_type<3, int>>);
 static_assert(!spmv_kernel<sell<3>, double>::lane_vector && !spmv_kernel<sell<1>, double>::lane_vector);
 static_assert(!spmv_kernel<sell<4>, int>::lane_vector && !spmv_kernel<sell<4>, std::complex<double>>::lane_vector);
 static_assert(!spmv_kernel<csr, double>::lane_vector);
@@ -246,6 +255,62 @@ TEST(BlockWorkspace, GroupedRowsEveryShape) {
   EXPECT_EQ(bad, 0u);
 }
 
+// Blocked DIA: blocks of 1, 3 (partial last blocks), 4 and 8 (the
+// workspace as one vector), 16 (an array); interior blocks run without the
+// found checks (lanes_found), blocks at the matrix's edges with them.
+TEST(BlockWorkspace, BlockedDiaEveryShape) {
+  std::mt19937_64 rng(4107);
+  std::size_t bad = 0;
+  bad += sweep<blocked_dia<1>, double>(rng, 1);
+  bad += sweep<blocked_dia<3>, double>(rng, 3);
+  bad += sweep<blocked_dia<4>, double>(rng, 4);
+  bad += sweep<blocked_dia<8>, double>(rng, 8);
+  bad += sweep<blocked_dia<16>, double>(rng, 16);
+  bad += sweep<blocked_dia<4>, std::complex<double>, std::int64_t>(rng, 4);
+  bad += sweep<blocked_dia<8>, float>(rng, 8);
+  bad += sweep<blocked_dia<3>, int>(rng, 3);
+  EXPECT_EQ(bad, 0u);
+}
+
+// Banded matrices large enough that most blocks are interior (every lane
+// found), with diagonals that leave the matrix on either side, square,
+// wide and tall, against the dense reference.
+template <class F>
+std::size_t banded(int m, int n, const std::vector<int>& offsets, std::mt19937_64& rng) {
+  coordinate_list<double, int> l(std::vector<int>{m, n});
+  std::vector<double> A(static_cast<std::size_t>(m) * static_cast<std::size_t>(n), 0.0);
+  std::uniform_int_distribution<int> val(-4, 4);
+  for (int r = 0; r < m; ++r)
+    for (const int o : offsets)
+      if (r + o >= 0 && r + o < n && rng() % 8 != 0) {
+        const double v = val(rng);
+        l.push_back({r, r + o}, v);
+        A[static_cast<std::size_t>(r) * static_cast<std::size_t>(n) + static_cast<std::size_t>(r + o)] += v;
+      }
+  const auto At = pack<F>(l);
+  tensorlev::validate(At);
+  auto x = random_operand<dense_vector>(std::array<int, 1>{n}, 0.9, rng);
+  const auto& xt = x.t;
+  return check<double, int>(m, matvec(A, m, n, x.d),
+                            [&](std::size_t c, bool add, auto& y) { run_in_chunks(c, add, y(i), At(i, j) * xt(j)); },
+                            fname<F>() + " banded " + std::to_string(m) + "x" + std::to_string(n) + ": A*x");
+}
+
+TEST(BlockWorkspace, BlockedDiaBanded) {
+  std::mt19937_64 rng(4108);
+  std::size_t bad = 0;
+  const std::vector<int> stencil{-37, -9, -1, 0, 1, 9, 37};
+  const std::vector<int> far{-300, -5, 2, 64, 250};
+  for (const auto& [m, n] : {std::pair{200, 200}, std::pair{203, 150}, std::pair{120, 333}, std::pair{1, 400}})
+    for (const auto* offs : {&stencil, &far}) {
+      bad += banded<blocked_dia<4>>(m, n, *offs, rng);
+      bad += banded<blocked_dia<8>>(m, n, *offs, rng);
+      bad += banded<blocked_dia<16>>(m, n, *offs, rng);
+      bad += banded<blocked_dia<7>>(m, n, *offs, rng);
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
 TEST(BlockWorkspace, ValueAndIndexTypes) {
   std::mt19937_64 rng(4103);
   std::size_t bad = 0;
@@ -365,6 +430,57 @@ TEST(BlockWorkspace, SellSigmaRowOrder) {
     ADD_FAILURE() << "no duplicate_error";
   } catch (const tensorlev::duplicate_error& x) {
     EXPECT_NE(std::string(x.what()).find("(9,1)"), std::string::npos) << x.what();
+  }
+}
+
+// Blocked DIA from arrays held elsewhere: the offsets must be one per
+// diagonal (the tensor's constructor checks: a kernel reads them
+// unchecked) and increasing (validate), and the columns a kernel forms
+// must fit the index type.
+TEST(BlockWorkspace, BlockedDiaArrays) {
+  coordinate_list<double, int> l(std::vector<int>{10, 9});
+  for (int r = 0; r < 10; ++r)
+    for (const int o : {-2, 0, 3})
+      if (r + o >= 0 && r + o < 9) l.push_back({r, r + o}, 1.0 + r);
+  const auto A = pack<blocked_dia<4>>(l);
+  EXPECT_NO_THROW(tensorlev::validate(A));
+  EXPECT_EQ(A.level<3>().offsets().size(), 3u);
+  using L3 = std::remove_cvref_t<decltype(A.level<3>())>;
+  const std::vector<double> vals(A.values().begin(), A.values().end());
+  auto with = [&](std::vector<int> offsets) {
+    auto lv = A.levels();
+    std::get<3>(lv) = L3(9, typename L3::offsets_array(std::move(offsets)));
+    return tensor<double, blocked_dia<4>>(A.dims(), lv, vals);
+  };
+  try {
+    (void)with({-2, 0});
+    ADD_FAILURE() << "no shape_error for 2 offsets";
+  } catch (const tensorlev::shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2 diagonal offsets for 3 diagonals"), std::string::npos) << e.what();
+  }
+  try {
+    tensorlev::validate(with({-2, 3, 0}));
+    ADD_FAILURE() << "no shape_error for decreasing offsets";
+  } catch (const tensorlev::shape_error& e) {
+    EXPECT_NE(std::string(e.what()).find("level 3 (block offset): block offset level: the diagonal offsets do not "
+                                         "increase at entry 2 (3 then 0)"),
+              std::string::npos)
+        << e.what();
+  }
+  // 2^29 blocks of 4 rows: row 2^31 - 1 and past it do not fit int (the
+  // dense block level stores nothing; the constructor checks first).
+  const int blocks = 1 << 29;
+  using L0 = std::remove_cvref_t<decltype(A.level<0>())>;
+  using L1 = std::remove_cvref_t<decltype(A.level<1>())>;
+  using L2 = std::remove_cvref_t<decltype(A.level<2>())>;
+  try {
+    typename tensor<double, blocked_dia<4>>::level_tuple lv{L0(blocks), L1(1, std::vector<int>{0, 0}, std::vector<int>{}),
+                                                            L2(4), L3(9, L3::offsets_array(std::vector<int>{0}))};
+    (void)tensor<double, blocked_dia<4>>(std::array<int, 2>{std::numeric_limits<int>::max(), 9}, lv,
+                                         std::vector<double>{});
+    ADD_FAILURE() << "no overflow_error";
+  } catch (const tensorlev::overflow_error& e) {
+    EXPECT_NE(std::string(e.what()).find("past the index type's largest value"), std::string::npos) << e.what();
   }
 }
 

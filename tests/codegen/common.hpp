@@ -44,7 +44,8 @@ void for_each_format(Fn&& f) {
 using mode_matrix_formats =
     std::tuple<dense_row_major, dense_col_major, coo, coo_aos, csr, csc, dcsr, hash_rows, hashed_csr>;
 /// Matrix formats with derived level maps (private loop variables).
-using derived_matrix_formats = std::tuple<ell, sell<3>, sell_sigma<3, 6>, dia, bcsr<2>, bcsr<3>, grouped_rows<3>, csb<2>>;
+using derived_matrix_formats =
+    std::tuple<ell, sell<3>, sell_sigma<3, 6>, dia, blocked_dia<3>, bcsr<2>, bcsr<3>, grouped_rows<3>, csb<2>>;
 using mode_order3_formats = std::tuple<dense_tensor<3>, dense_tensor_col_major<3>, coo_tensor<3>, coo_aos_tensor<3>,
                                        csf, mode_generic, dense_sparse_sparse, dense_dense_hashed>;
 

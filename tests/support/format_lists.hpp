@@ -52,8 +52,8 @@ template <> inline constexpr bool no_padding<csf_tensor<4>> = true;
 using sell_sigma3 = sell_sigma<3, 6>;
 
 using vector_formats = std::tuple<dense_vector, sparse_vector, hash_vector>;
-using matrix_formats = std::tuple<dense_row_major, dense_col_major, coo, coo_aos, csr, csc, dcsr, ell, sell<3>, sell_sigma<3, 6>, dia, bcsr<2>,
-                                  bcsr<3>, grouped_rows<3>, csb<2>, hash_rows, hashed_csr>;
+using matrix_formats = std::tuple<dense_row_major, dense_col_major, coo, coo_aos, csr, csc, dcsr, ell, sell<3>, sell_sigma<3, 6>, dia,
+                                  blocked_dia<3>, bcsr<2>, bcsr<3>, grouped_rows<3>, csb<2>, hash_rows, hashed_csr>;
 using order3_formats = std::tuple<dense_tensor<3>, dense_tensor_col_major<3>, coo_tensor<3>, coo_aos_tensor<3>, csf,
                                   mode_generic, dense_sparse_sparse, dense_dense_hashed>;
 using order4_formats = std::tuple<dense_tensor<4>, coo_tensor<4>, csf_tensor<4>>;
