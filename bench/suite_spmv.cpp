@@ -3,6 +3,7 @@
 //   spmv/<hand|eigen|tensorlev|tensorlev_kokkos>/<csr|coo|dia|ell|sell8|sell8s>/<matrix>
 //   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
 //   spmv/<hand|tensorlev|tensorlev_kokkos>/<rows4|rows8>/<matrix>  (grouped_rows<4>, <8>)
+//   spmv/<hand|tensorlev|tensorlev_kokkos>/diab16/<matrix>  (blocked_dia<16>)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
 //   stream/triad/<serial|kokkos>/n:<doubles>
 //
@@ -16,11 +17,14 @@
 // the nonzeros: groups of 4 rows store 3.1-3.3x on the collaboration and
 // e-mail graphs and beat CSR there (bench/README.md, "Grouped rows").
 // sell8s is SELL-8-sigma (sell_sigma<8, 256>: SELL-8 over the rows sorted by
-// length within windows of 256, the permutation stored).
+// length within windows of 256, the permutation stored). diab16 is blocked
+// DIA (blocked_dia<16>: blocks of 16 rows, the diagonals each block
+// touches, no column indices), also within max_padding.
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
 
@@ -47,6 +51,7 @@ struct problem {
   std::unique_ptr<tensor<double, sell_sigma<8, 256>>> sells_;
   std::unique_ptr<tensor<double, grouped_rows<4>>> rows4_;
   std::unique_ptr<tensor<double, grouped_rows<8>>> rows8_;
+  std::unique_ptr<tensor<double, blocked_dia<16>>> diab16_;
   std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
   tensor<double, dense_vector> x;
   Eigen::VectorXd x_eigen;
@@ -77,6 +82,10 @@ struct problem {
   const tensor<double, sell<8>>& A_sell() {
     if (!sell_) sell_ = std::make_unique<tensor<double, sell<8>>>(pack<sell<8>>(in->entries));
     return *sell_;
+  }
+  const tensor<double, blocked_dia<16>>& A_diab16() {
+    if (!diab16_) diab16_ = std::make_unique<tensor<double, blocked_dia<16>>>(pack<blocked_dia<16>>(in->entries));
+    return *diab16_;
   }
   const tensor<double, sell_sigma<8, 256>>& A_sell_sigma() {
     if (!sells_) sells_ = std::make_unique<tensor<double, sell_sigma<8, 256>>>(pack<sell_sigma<8, 256>>(in->entries));
@@ -123,6 +132,8 @@ struct problem {
       a = static_cast<double>(A_rows<4>().values().size()) * (8 + 4.0 / 4) + (m / 4 + 2) * 4;
     else if (format == "rows8")
       a = static_cast<double>(A_rows<8>().values().size()) * (8 + 4.0 / 8) + (m / 8 + 2) * 4;
+    else if (format == "diab16")  // a diagonal index per block and diagonal
+      a = static_cast<double>(A_diab16().values().size()) * (8 + 4.0 / 16) + (m / 16 + 2) * 4;
     else
       a = static_cast<double>(A_ell().values().size()) * 12;
     return a + 8 * n + 8 * m;
@@ -136,6 +147,7 @@ struct shape_facts {
   std::size_t sell8 = 0;  // SELL-8's stored slots: 8 times each slice's longest row
   std::size_t sell8s = 0;  // the same over the rows sorted by length within windows of 256 (SELL-8-sigma)
   std::size_t rows4 = 0, rows8 = 0;  // grouped rows' stored values: G x distinct (row / G, column) pairs
+  std::size_t diab16 = 0;  // blocked DIA's stored values: 16 x distinct (row / 16, diagonal) pairs
 };
 shape_facts facts(const matrix_input& m) {
   std::vector<char> diag(static_cast<std::size_t>(m.rows() + m.cols()), 0);
@@ -157,6 +169,12 @@ shape_facts facts(const matrix_input& m) {
   for (std::size_t s = 0; s < row.size(); s += 8) f.sell8s += 8 * row[s];
   f.rows4 = tlbench::grouped_values(m.entries, 4);
   f.rows8 = tlbench::grouped_values(m.entries, 8);
+  std::vector<std::uint64_t> pairs(m.entries.size());
+  for (std::size_t e = 0; e < m.entries.size(); ++e)
+    pairs[e] = (static_cast<std::uint64_t>(x[2 * e] / 16) << 32) |
+               static_cast<std::uint32_t>(x[2 * e + 1] - x[2 * e] + m.rows());
+  std::sort(pairs.begin(), pairs.end());
+  f.diab16 = 16 * static_cast<std::size_t>(std::unique(pairs.begin(), pairs.end()) - pairs.begin());
   return f;
 }
 
@@ -171,6 +189,7 @@ const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, sell_sigma<8, 256>>) return p.A_sell_sigma();
   if constexpr (std::is_same_v<F, grouped_rows<4>>) return p.A_rows<4>();
   if constexpr (std::is_same_v<F, grouped_rows<8>>) return p.A_rows<8>();
+  if constexpr (std::is_same_v<F, blocked_dia<16>>) return p.A_diab16();
 }
 
 template <class F>
@@ -297,6 +316,34 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
     spmv_hand_rows<4>(state, p, y);
   } else if (format == "rows8") {
     spmv_hand_rows<8>(state, p, y);
+  } else if (format == "diab16") {
+    // Per block of 16 rows, its diagonals: 16 sums in a local array, x read
+    // contiguously where the block's columns on a diagonal are all inside.
+    constexpr int B = 16;
+    const auto& A = p.A_diab16();
+    const int* pos = A.level<1>().pos().data();
+    const int* crd = A.level<1>().crd().data();
+    const int* off = A.level<3>().offsets().data();
+    const double* val = A.values().data();
+    const int n = p.in->cols(), blocks = (m + B - 1) / B;
+    for (auto _ : state) {
+      for (int b = 0; b < blocks; ++b) {
+        double w[B] = {};
+        for (int q = pos[b]; q < pos[b + 1]; ++q) {
+          const int c0 = b * B + off[crd[q]];
+          const double* v = val + static_cast<std::ptrdiff_t>(q) * B;
+          if (c0 >= 0 && c0 + B <= n) {
+            for (int l = 0; l < B; ++l) w[l] += v[l] * x[c0 + l];
+          } else {
+            for (int l = 0; l < B; ++l)
+              if (c0 + l >= 0 && c0 + l < n) w[l] += v[l] * x[c0 + l];
+          }
+        }
+        for (int l = 0; l < B && b * B + l < m; ++l) y[static_cast<std::size_t>(b * B + l)] = w[l];
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
   } else {
     // ELL, slot-major: K slots of m (column, value) pairs, padded with value 0.
     const auto& A = p.A_ell();
@@ -392,10 +439,11 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
     const bool ell_ok = static_cast<double>(f.longest_row) * m->rows() <= most;
     const bool sell_ok = static_cast<double>(f.sell8) <= most, sells_ok = static_cast<double>(f.sell8s) <= most;
     const bool rows4_ok = static_cast<double>(f.rows4) <= most, rows8_ok = static_cast<double>(f.rows8) <= most;
-    if (!dia_ok || !ell_ok || !sell_ok || !sells_ok || !rows4_ok || !rows8_ok)
+    const bool diab_ok = static_cast<double>(f.diab16) <= most;
+    if (!dia_ok || !ell_ok || !sell_ok || !sells_ok || !rows4_ok || !rows8_ok || !diab_ok)
       std::cerr << m->name << ": " << (dia_ok ? "" : "DIA ") << (ell_ok ? "" : "ELL ") << (sell_ok ? "" : "SELL-8 ")
                 << (sells_ok ? "" : "SELL-8-sigma ")
-                << (rows4_ok ? "" : "rows4 ") << (rows8_ok ? "" : "rows8 ")
+                << (rows4_ok ? "" : "rows4 ") << (rows8_ok ? "" : "rows8 ") << (diab_ok ? "" : "diab16 ")
                 << "left out (padding over " << max_padding << "x the nonzeros: " << f.diagonals << " diagonals, longest row "
                 << f.longest_row << ", " << f.sell8 << " SELL-8 slots, grouped rows " << f.rows4 << " and " << f.rows8
                 << " values)\n";
@@ -404,10 +452,11 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
                                    [p, fn](benchmark::State& s) { fn(s, *p); })
           ->Apply(tlbench::common_options);
     };
-    for (const std::string format : {"csr", "csr_long_rows", "sell8", "sell8s", "rows4", "rows8", "coo", "dia", "ell"}) {
+    for (const std::string format :
+         {"csr", "csr_long_rows", "sell8", "sell8s", "rows4", "rows8", "diab16", "coo", "dia", "ell"}) {
       if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok) ||
-          (format == "sell8s" && !sells_ok) ||
-          (format == "rows4" && !rows4_ok) || (format == "rows8" && !rows8_ok))
+          (format == "sell8s" && !sells_ok) || (format == "rows4" && !rows4_ok) || (format == "rows8" && !rows8_ok) ||
+          (format == "diab16" && !diab_ok))
         continue;
       if (format != "csr_long_rows")  // the same arrays as csr: its hand loop is csr's
         add("hand", format, [format](benchmark::State& s, problem& q) { spmv_hand(s, q, format); });
@@ -423,6 +472,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
           if (format == "sell8s") spmv_generated<sell_sigma<8, 256>>(s, q, impl, format);
           if (format == "rows4") spmv_generated<grouped_rows<4>>(s, q, impl, format);
           if (format == "rows8") spmv_generated<grouped_rows<8>>(s, q, impl, format);
+          if (format == "diab16") spmv_generated<blocked_dia<16>>(s, q, impl, format);
         };
         add(impl, format, gen);
       }

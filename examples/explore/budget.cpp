@@ -25,15 +25,18 @@ namespace {
 inline std::size_t uz(index_t v) { return static_cast<std::size_t>(v); }
 
 /// Distinct (i / B, j / BC) blocks: entries grouped by block row (a counting
-/// pass), then one stamp per block column.
+/// pass), then one stamp per block column. BC = 0: distinct (i / B,
+/// diagonal j - i) pairs instead (blocked DIA).
 double count_blocks(index_t m, index_t n, std::span<const index_t> coords, std::size_t B, std::size_t BC) {
   const std::size_t z = coords.size() / 2;
-  const std::size_t brows = (uz(m) + B - 1) / B, bcols = (uz(n) + BC - 1) / BC;
+  const std::size_t brows = (uz(m) + B - 1) / B, bcols = BC == 0 ? uz(m) + uz(n) : (uz(n) + BC - 1) / BC;
   std::vector<std::size_t> start(brows + 1, 0);
   for (std::size_t e = 0; e < z; ++e) ++start[uz(coords[2 * e]) / B + 1];
   for (std::size_t r = 0; r < brows; ++r) start[r + 1] += start[r];
   std::vector<std::size_t> fill(start.begin(), start.end() - 1), col(z);
-  for (std::size_t e = 0; e < z; ++e) col[fill[uz(coords[2 * e]) / B]++] = uz(coords[2 * e + 1]) / BC;
+  for (std::size_t e = 0; e < z; ++e)
+    col[fill[uz(coords[2 * e]) / B]++] =
+        BC == 0 ? uz(coords[2 * e + 1] - coords[2 * e] + m) : uz(coords[2 * e + 1]) / BC;
   std::vector<std::size_t> stamp(bcols, 0);
   double blocks = 0;
   for (std::size_t r = 0; r < brows; ++r)
@@ -90,6 +93,7 @@ input_stats measure_input(std::span<const index_t> dims, std::span<const index_t
   s.blocks4 = count_blocks(m, n, coords, 4, 4);
   s.rows4 = count_blocks(m, n, coords, 4, 1);
   s.rows8 = count_blocks(m, n, coords, 8, 1);
+  s.diab16 = count_blocks(m, n, coords, 16, 0);
   if (m == n) {
     // SpGEMM A*A: every entry A(i,k) meets row k.
     for (std::size_t e = 0; e < z; ++e) s.products += static_cast<double>(row[uz(coords[2 * e + 1])]);
@@ -212,6 +216,13 @@ layout matrix_layout(std::size_t f, const input_stats& s, double v, bool transpo
       l = {groups + pairs, g * pairs, (groups + 1 + pairs) * index_bytes + g * pairs * v,
            num(groups) + " groups of " + num(g) + " rows, " + num(pairs) + " columns in all = " + num(g * pairs) +
                " values"};
+      break;
+    }
+    case f_diab16: {
+      // SpMV only (unsupported_reason), never transposed: a diagonal index per (block, diagonal) pair.
+      const double blocks = std::ceil(m / 16), pairs = s.diab16;
+      l = {blocks + pairs, 16 * pairs, (blocks + 1 + pairs) * index_bytes + 16 * pairs * v,
+           num(blocks) + " blocks of 16 rows, " + num(pairs) + " diagonals in all = " + num(16 * pairs) + " values"};
       break;
     }
   }

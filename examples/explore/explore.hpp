@@ -65,7 +65,7 @@ inline constexpr kernel_info kernels[num_kernels] = {
 /// kernels_impl.hpp.
 inline constexpr std::string_view matrix_formats[] = {"csr", "csc",  "coo", "coo-aos",   "dcsr",  "ell",
                                                       "dia", "bcsr4", "csb", "hash-rows", "dense", "csr-long",
-                                                      "sell8", "rows4", "rows8", "sell8s"};
+                                                      "sell8", "rows4", "rows8", "sell8s", "diab16"};
 inline constexpr std::string_view matrix_format_desc[] = {
     "CSR",       "CSC",          "COO (struct of arrays)", "COO (array of structs)", "doubly compressed rows",
     "ELLPACK",   "diagonal",     "block CSR, 4x4 blocks",  "compressed sparse blocks, 64x64 blocks",
@@ -77,7 +77,9 @@ inline constexpr std::string_view matrix_format_desc[] = {
     "grouped rows, 8 a group: a group's columns once, 8 values a column (BCSR with 8x1 blocks; y summed per group in "
     "a block workspace)",
     "SELL-8-sigma: SELL-8 over the rows sorted by length, longest first, within windows of 256 rows (sell_sigma<8, "
-    "256>; each slice's sums stored into their rows through the permutation)"};
+    "256>; each slice's sums stored into their rows through the permutation)",
+    "blocked DIA, 16 rows a block: each block's diagonals, 16 values a diagonal, no column indices (blocked_dia<16>; "
+    "y summed per block in a block workspace, x read contiguously where the block's columns lie inside)"};
 inline constexpr std::size_t num_matrix_formats = std::size(matrix_formats);
 inline constexpr std::string_view tensor_formats[] = {"coo3", "csf", "dense3"};
 inline constexpr std::string_view tensor_format_desc[] = {"COO of order 3", "CSF (compressed fibers)",
@@ -92,7 +94,7 @@ constexpr std::string_view format_name(int order, std::size_t f) {
 
 enum matrix_format : std::size_t {
   f_csr, f_csc, f_coo, f_coo_aos, f_dcsr, f_ell, f_dia, f_bcsr4, f_csb, f_hash, f_dense, f_csr_long, f_sell8,
-  f_rows4, f_rows8, f_sell8s
+  f_rows4, f_rows8, f_sell8s, f_diab16
 };
 enum tensor_format : std::size_t { f_coo3, f_csf, f_dense3 };
 
@@ -112,6 +114,9 @@ constexpr const char* unsupported_reason(kernel_id k, std::size_t f) {
   if ((f == f_rows4 || f == f_rows8) && k != kernel_id::spmv)
     return "instantiated for SpMV only, where its block workspace sums a group's rows of y over the group's shared "
            "columns; for the other kernels its loops are BCSR's (G x 1 blocks), and bcsr4 stands for them";
+  if (f == f_diab16 && k != kernel_id::spmv)
+    return "instantiated for SpMV only, where its block workspace sums a block's 16 rows of y over the block's "
+           "diagonals; for the other kernels its loops are DIA's, block by block, and dia stands for them";
   const bool blocked = f == f_bcsr4 || f == f_csb;
   if ((k == kernel_id::add || k == kernel_id::spgemm) && blocked)
     return "both operands would be blocked and compute the same index variables, which the code generator "
@@ -135,6 +140,9 @@ constexpr const char* device_unsupported_reason(kernel_id k, std::size_t f) {
   if (f == f_rows4 || f == f_rows8)
     return "not instantiated in the device form: on CUDA/HIP its loops are BCSR's with G x 1 blocks (the block "
            "workspace is host code), so bcsr4's device run stands for it";
+  if (f == f_diab16)
+    return "not instantiated in the device form: on CUDA/HIP its loops are DIA's block by block (the block "
+           "workspace is host code), so dia's device run stands for it";
   const bool csr_result = k == kernel_id::add || k == kernel_id::spgemm || k == kernel_id::sddmm;
   const bool out_of_row_order = f == f_csc || f == f_ell || f == f_dia || f == f_hash ||
                                 (k == kernel_id::sddmm && (f == f_bcsr4 || f == f_csb));
@@ -232,6 +240,7 @@ struct input_stats {
   double sell8 = 0;                         ///< SELL-8's slots: 8 x each slice's longest row, summed
   double sell8s = 0;                        ///< the same over rows sorted by length within windows of 256 (SELL-8-sigma)
   double rows4 = 0, rows8 = 0;              ///< grouped rows: distinct (group of 4 / 8 rows, column) pairs
+  double diab16 = 0;                        ///< blocked DIA: distinct (block of 16 rows, diagonal) pairs
   double products = 0;                      ///< square A: sum over entries A(i,k) of nnz(row k) (SpGEMM)
   double coo_merge = 0, dcsr_merge = 0;     ///< square A: steps of the row merges of COO / DCSR SpGEMM
 };

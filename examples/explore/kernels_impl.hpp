@@ -33,7 +33,7 @@ inline constexpr std::size_t csb_block = 64;
 using matrix_format_types = std::tuple<tl::csr, tl::csc, tl::coo, tl::coo_aos, tl::dcsr, tl::ell, tl::dia, tl::bcsr<4>,
                                        tl::csb<csb_block>, hash_rows, tl::dense_row_major, tl::csr_long_rows,
                                        tl::sell<8>, tl::grouped_rows<4>, tl::grouped_rows<8>,
-                                       tl::sell_sigma<8, 256>>;
+                                       tl::sell_sigma<8, 256>, tl::blocked_dia<16>>;
 using tensor_format_types = std::tuple<tl::coo_tensor<3>, tl::csf, tl::dense_tensor<3>>;
 static_assert(std::tuple_size_v<matrix_format_types> == num_matrix_formats);
 static_assert(std::tuple_size_v<tensor_format_types> == num_tensor_formats);
