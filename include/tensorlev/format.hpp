@@ -267,9 +267,9 @@ struct format<levels<L...>, Map> {
   static_assert(detail::levels_fit_maps<std::tuple<typename L::template level<std::int32_t>...>>(
                     maps, std::index_sequence_for<L...>{}),
                 "tensorlev::format: a level's own requirement on the level map (its fits_maps) is not met; "
-                "block_offset<B> encodes the column under block_outer<0,B>, diagonal<0,1> and block_inner<0,B>, as in "
-                "blocked_dia<B> = format<levels<dense<>, compressed<>, dense<>, block_offset<B>>, "
-                "level_map<block_outer<0,B>, diagonal<0,1>, block_inner<0,B>, mode<1>>>");
+                "see the level's documentation for the maps it needs around it (for example block_offset<B> "
+                "computes the column and needs block_outer<0,B>, diagonal<0,1> and block_inner<0,B> above it, "
+                "as in blocked_dia<B>)");
 
   static_assert(detail::remaps_on_block_inner(maps, std::array<bool, sizeof...(L)>{
                                                          detail::declares_remap<typename L::template level<std::int32_t>>()...}),
