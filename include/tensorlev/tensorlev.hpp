@@ -6,6 +6,7 @@
 #include "codegen.hpp"
 #include "codegen/print.hpp"
 #include "fuse.hpp"
+#include "numeric_plan.hpp"
 #include "coordinate_list.hpp"
 #include "error.hpp"
 #include "io/io_error.hpp"

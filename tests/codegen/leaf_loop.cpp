@@ -136,6 +136,29 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
       else
         compute_numeric(tensorlev::chunked_serial_executor(chunks), C(i, j), e);
       bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", compute_numeric");
+      // numeric_plan: its first run checks every product; B's values
+      // change, and the second run, over the same patterns, adds without
+      // the check (where every operand's levels let the plan copy their
+      // patterns: not COO-AoS's).
+      tensorlev::numeric_plan plan(C(i, j), e);
+      const auto run_plan = [&] {
+        if (chunks == 0)
+          plan.run();
+        else
+          plan.run(tensorlev::chunked_serial_executor(chunks));
+      };
+      run_plan();
+      bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, checked run");
+      for (double& v : o.b.t.values()) v = 0.5 * v + 2.0;
+      o.b.d = to_dense(o.b.t);
+      run_plan();
+      bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, second run");
+      constexpr bool copies = !std::is_same_v<FA, coo_aos>;
+      if (plan.trusted() != copies || plan.holds_patterns() != copies) {
+        ++bad;
+        ADD_FAILURE() << what << ": numeric_plan's second run trusted " << plan.trusted() << ", holds patterns "
+                      << plan.holds_patterns() << " (expected " << copies << ")";
+      }
     }
   }
   return bad;
@@ -204,6 +227,81 @@ TEST(LeafLoop, PrecomputeTermsKeepTheirLoops) {
       bad += mismatches(C, ah, "unsorted - hash_rows, precompute(j), chunks, " + std::to_string(m) + "x" +
                                    std::to_string(n));
     }
+  EXPECT_EQ(bad, 0u);
+}
+
+// numeric_plan over patterns that change between runs: an operand that
+// lost an entry (checked again, then trusted again), one whose product
+// leaves the output's pattern (throws, and the plan keeps its copy), the
+// output reassembled with a larger pattern, and each run's values against
+// a dense reference.
+TEST(NumericPlan, PatternChanges) {
+  const auto square = [](std::vector<int> coords) {
+    std::vector<double> vals;
+    for (std::size_t x = 0; x < coords.size() / 2; ++x) vals.push_back(1.0 + 0.25 * static_cast<double>(x));
+    return pack<csr>(coordinate_list<double, int>({6, 6}, std::move(coords), std::move(vals)));
+  };
+  const std::vector<int> diag{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5};
+  std::vector<int> b_coords = diag;
+  b_coords.insert(b_coords.end(), {3, 5, 4, 1});
+  tensor<double, csr> A = square(diag);
+  const tensor<double, csr> B = square(b_coords);
+  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({6, 6}));
+  C(i, j) = A(i, k) * B(k, j);
+  const auto reference = [&] {
+    const auto a = to_dense(A), b = to_dense(B);
+    std::vector<double> r(36, 0.0);
+    for (int x = 0; x < 6; ++x)
+      for (int c = 0; c < 6; ++c)
+        for (int q = 0; q < 6; ++q) r[static_cast<std::size_t>(x * 6 + c)] += a[x * 6 + q] * b[q * 6 + c];
+    return r;
+  };
+  std::size_t bad = 0;
+  tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
+  EXPECT_FALSE(plan.holds_patterns());
+  plan.run();
+  EXPECT_FALSE(plan.trusted());
+  EXPECT_TRUE(plan.holds_patterns());
+  // C, A and B: dimensions, level extents, and CSR's bounds and
+  // coordinates (C: 7 and 8, A: 7 and 6, B: 7 and 8), each array with its
+  // length.
+  const std::size_t arrays = (7 + 8 + 7 + 6 + 7 + 8) * sizeof(int), extra = 3 * (2 + 2) * sizeof(int) + 6 * 8;
+  EXPECT_EQ(plan.pattern_bytes(), arrays + extra);
+  bad += mismatches(C, reference(), "numeric_plan, first run");
+  for (double& v : A.values()) v = -v;
+  plan.run();
+  EXPECT_TRUE(plan.trusted());
+  bad += mismatches(C, reference(), "numeric_plan, values changed");
+  // A loses row 2's entry: checked again (C's (2,2) gets zero), then trusted.
+  std::vector<int> fewer = diag;
+  fewer.erase(fewer.begin() + 4, fewer.begin() + 6);
+  A = square(fewer);
+  plan.run();
+  EXPECT_FALSE(plan.trusted());
+  bad += mismatches(C, reference(), "numeric_plan, A lost an entry");
+  plan.run();
+  EXPECT_TRUE(plan.trusted());
+  // A gains (0, 3): row 0 of the product reaches columns 3 and 5, outside
+  // C's row 0. The run throws and the copy stays A's last checked pattern.
+  std::vector<int> more = fewer;
+  more.insert(more.begin() + 2, {0, 3});
+  A = square(more);
+  EXPECT_THROW(plan.run(), tensorlev::error);
+  EXPECT_FALSE(plan.trusted());
+  A = square(fewer);
+  plan.run();
+  EXPECT_TRUE(plan.trusted());
+  bad += mismatches(C, reference(), "numeric_plan, A back to the checked pattern");
+  // C reassembled for the larger A: its pattern differs from the copy.
+  A = square(more);
+  C(i, j) = A(i, k) * B(k, j);
+  for (double& v : A.values()) v *= 3.0;
+  plan.run();
+  EXPECT_FALSE(plan.trusted());
+  bad += mismatches(C, reference(), "numeric_plan, C reassembled");
+  plan.run();
+  EXPECT_TRUE(plan.trusted());
+  bad += mismatches(C, reference(), "numeric_plan, C reassembled, second run");
   EXPECT_EQ(bad, 0u);
 }
 

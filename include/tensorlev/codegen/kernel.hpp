@@ -350,9 +350,11 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }(std::make_index_sequence<NA>{}),
                 "tensorlev: every tensor in a statement must use the same index type");
 
-  // first_bit and the hoisted sub-nest's width do not change a loop's plan.
+  // first_bit, trusted_bit and the hoisted sub-nest's width do not change a
+  // loop's plan.
   template <std::size_t Dp, mask_t Abs>
-  static constexpr const loop_plan& plan = base::template plan<Dp, Abs & ~(first_bit | hoist_width_mask)>;
+  static constexpr const loop_plan& plan =
+      base::template plan<Dp, Abs & ~(first_bit | trusted_bit | hoist_width_mask)>;
 
   // The innermost loop's context where the output keeps its row in locals
   // there (leaf_loop): that row, and the values of the operands bound
@@ -1084,9 +1086,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             }
           }
         }
-        const auto points = [&](const cursor& c) {
+        const auto points = [&]<mask_t Ab = Abs>(const cursor& c) {
           [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
-            (point<Dp, Abs, Pt>(st, c, tgt, cur, end), ...);
+            (point<Dp, Ab, Pt>(st, c, tgt, cur, end), ...);
           }(std::make_index_sequence<P.np>{});
         };
         if constexpr (leaf_loop<Dp, Abs>()) {
@@ -1095,7 +1097,12 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           if (output::leaf_open(st, lc.out)) {
             read_invariant<leaf_invariant<Dp, Abs>()>(lc, st, cs, std::make_index_sequence<NA>{});
             c.lf = &lc;
-            points(c);
+            // A row the output trusts (numeric_plan) runs a loop of its
+            // own, without the output's per-product check.
+            if (output::leaf_trusted(lc.out))
+              points.template operator()<Abs | trusted_bit>(c);
+            else
+              points(c);
             output::leaf_close(st, lc.out);
           } else {
             c.lf = nullptr;
@@ -1683,7 +1690,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         // counting pass needs no value: the reduction loops are skipped).
         V acc{};
         if constexpr (leaf_loop<Dp, Abs>()) {
-          if (has_leaf(cs)) return output::leaf_emit(cs.lf->out, i, eval_root<Abs, leaf_invariant<Dp, Abs>()>(st, cs));
+          if (has_leaf(cs))
+            return output::template leaf_emit<(Abs & trusted_bit) != 0>(
+                cs.lf->out, i, eval_root<Abs, leaf_invariant<Dp, Abs>()>(st, cs));
         }
         if constexpr (Dp + 1 == O.n) {
           acc = eval_root<Abs>(st, cs);
@@ -2139,14 +2148,15 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   }
 
   // compute_numeric: out = e into out's present pattern (the output
-  // policy's run_numeric), after the operand conversions run would make.
-  static void run_numeric(const Out& out, const E& e, const executor& ex) {
+  // policy's run_numeric), after the operand conversions run would make;
+  // trusted: every product is known to lie in out's pattern (numeric_plan).
+  static void run_numeric(const Out& out, const E& e, const executor& ex, bool trusted = false) {
     if constexpr (O.error != plan_error::none) {
       return;  // reported by the static_assert above
     } else if constexpr ((dense_copies | sorted_copies) != 0) {
       scratch_copies keep;
       const auto e2 = convert_operands<dense_copies, sorted_copies, 1>(e, keep);
-      kernel<Out, std::remove_cvref_t<decltype(e2)>, false, Pre, Order...>::run_numeric(out, e2, ex);
+      kernel<Out, std::remove_cvref_t<decltype(e2)>, false, Pre, Order...>::run_numeric(out, e2, ex, trusted);
     } else {
       constexpr bool keeps = [] {
         if constexpr (requires { output::keeps_patterns; })
@@ -2162,7 +2172,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       if constexpr (keeps) {
         state st = make_state(out, e);
         detail::count_kernel();
-        output::template run_numeric<kernel>(st, root_cursor(), ex);
+        output::template run_numeric<kernel>(st, root_cursor(), ex, trusted);
       }
     }
   }
@@ -2691,6 +2701,8 @@ void compute_add(const executor& ex, const Out& out, const E& e, Schedule...) {
 /// unspecified.
 /// For outputs assembled through a workspace (SpGEMM into CSR, CSC, CSR
 /// with unsorted rows or a sparse vector); other statements do not compile.
+/// Repeated over the same patterns, `numeric_plan` (numeric_plan.hpp)
+/// checks each product once per pattern rather than once per run.
 template <class Out, expression E, class... Schedule>
 void compute_numeric(const executor& ex, const Out& out, const E& e, Schedule...) {
   using terms_t = decltype(cg::top_terms(e));

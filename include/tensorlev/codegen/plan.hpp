@@ -400,6 +400,12 @@ inline constexpr mask_t first_bit = mask_t{1} << 60;
 // lanes_found level below a block_inner level said so at run time,
 // kernel::nest): those levels are not missed there.
 inline constexpr mask_t lanes_found_bit = mask_t{1} << 59;
+// The innermost loop of a row the output trusts (a workspace row in a
+// numeric_plan's run over patterns it checked before: every product lies in
+// the row's pattern): the output adds without its per-product check
+// (output::leaf_emit<true>). The full product's loop is instantiated
+// without it, unchanged.
+inline constexpr mask_t trusted_bit = mask_t{1} << 58;
 // Whether level l may miss (report a position or coordinate not found)
 // in the loops of absent set abs.
 constexpr bool may_miss(const level_desc& l, mask_t abs) {

@@ -27,6 +27,9 @@ class compressed_level {
   using pos_array = typename S::template array<pos_type>;
   using crd_array = typename S::template array<crd_type>;
   static constexpr std::string_view name = "compressed";
+  /// Its pattern is its extent and its arrays (numeric_plan compares them
+  /// between runs).
+  static constexpr bool pattern_in_arrays = true;
   static constexpr bool is_full = O.full;
   static constexpr bool is_ordered = O.ordered;
   static constexpr bool is_unique = O.unique;

@@ -20,6 +20,8 @@ class dense_level {
  public:
   using index_type = I;
   static constexpr std::string_view name = "dense";
+  /// Its pattern is its extent (numeric_plan).
+  static constexpr bool pattern_in_arrays = true;
   static constexpr bool is_full = true;
   static constexpr bool is_ordered = O.ordered;
   static constexpr bool is_unique = O.unique;

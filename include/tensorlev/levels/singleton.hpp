@@ -28,6 +28,8 @@ class singleton_level {
   using crd_type = typename S::template crd_type<I>;  ///< stored coordinate type
   using crd_array = typename S::template array<crd_type>;
   static constexpr std::string_view name = "singleton";
+  /// Its pattern is its extent and its arrays (numeric_plan).
+  static constexpr bool pattern_in_arrays = true;
   static constexpr bool is_full = O.full;
   static constexpr bool is_ordered = O.ordered;
   static constexpr bool is_unique = O.unique;

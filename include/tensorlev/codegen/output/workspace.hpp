@@ -230,6 +230,11 @@ struct workspace_output : append_output<S> {
     I nbad_parent = I(0);
     std::size_t nchecked = 0;  // pattern entries the rows flushed so far cover
     bool nopen = false;        // the current row's pattern marked (open_numeric)
+    // numeric_plan: the operands' and the output's patterns are those of
+    // a run that found every product in the pattern, so the innermost loop
+    // adds without looking at the marks (leaf_emit) in rows whose pattern
+    // is marked.
+    bool ntrusted = false;
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -351,12 +356,14 @@ struct workspace_output : append_output<S> {
     I* touched;
     std::size_t nt;
     mark_t b;
+    bool trusted;  // every product lies in the row's marked pattern (numeric_plan)
   };
   struct leaf_dense {
     bool* mark;
     V* ws;
     I* touched;
     std::size_t nt;
+    bool trusted;
   };
   using leaf = std::conditional_t<marks_positions, leaf_positions, leaf_dense>;
   template <class St>
@@ -364,22 +371,38 @@ struct workspace_output : append_output<S> {
     if constexpr (device_builds) {
       if (st.out.dph != dphase::none) return false;
     }
+    const bool trusted = st.out.ntrusted && st.out.nopen;
     if constexpr (marks_positions)
-      l = leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base};
+      l = leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base, trusted};
     else
-      l = leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched};
+      l = leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched, trusted};
     return true;
   }
   template <class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_close(St& st, const leaf& l) {
     st.out.ntouched = l.nt;
   }
+  // Whether the row's loop runs trusted (kernel: leaf_emit<true> in a loop
+  // of its own).
+  TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static bool leaf_trusted(const leaf& l) { return l.trusted; }
+  template <bool Trusted>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_emit(leaf& l, I c, const V& value) {
-    if constexpr (marks_positions)
-      add_at_position(l.where, l.b, l.rv, l.touched, l.nt, c, value);
-    else
-      add_at_mark(l.mark, l.ws, l.touched, l.nt, c, value);
+    // A trusted row (numeric_plan) adds where its pattern put the column:
+    // no load of the column's mark and no branch on it (docs/design.md,
+    // "numeric_plan").
+    if constexpr (marks_positions) {
+      if constexpr (Trusted)
+        l.rv[l.where[static_cast<std::size_t>(c)] - l.b] += value;
+      else
+        add_at_position(l.where, l.b, l.rv, l.touched, l.nt, c, value);
+    } else {
+      if constexpr (Trusted)
+        l.ws[static_cast<std::size_t>(c)] += value;
+      else
+        add_at_mark(l.mark, l.ws, l.touched, l.nt, c, value);
+    }
   }
+
   // The device form's product c (value) of the current row: counted, or
   // added into the row's accumulator.
   template <class St, class Cs>
@@ -703,7 +726,7 @@ struct workspace_output : append_output<S> {
   // values written where the pattern puts them; then an error naming the
   // first row whose product differs from the pattern.
   template <class K, class St, class Cs>
-  static void run_numeric(St& st, const Cs& cs, const executor& ex)
+  static void run_numeric(St& st, const Cs& cs, const executor& ex, bool trusted)
     requires keeps_patterns
   {
     auto* o = std::get<0>(st.ops);
@@ -732,6 +755,7 @@ struct workspace_output : append_output<S> {
     st.out.ncrd = lvl.crd().data();
     st.out.nvals = o->values().data();
     st.out.nlen = row_length(st);
+    st.out.ntrusted = trusted;
     std::size_t bad = 0, covered = 0;
     I first_bad = I(0);
     auto run_rows = [&] {
