@@ -8,6 +8,8 @@
 //                                                                  level) and hashed rows (inserted)
 //   spgemm/<tensorlev|tensorlev_kokkos>/csr_unsorted/<matrix>      C = A * A into CSR with unsorted rows
 //   spgemm/<tensorlev|tensorlev_kokkos>/csr_numeric/<matrix>       compute_numeric: values into C's pattern
+//   spgemm/<tensorlev|tensorlev_kokkos>/csr_numeric_plan/<matrix>  numeric_plan::run: the same, the patterns
+//                                                                  checked once (untimed) and compared after
 //   spgemm/<tensorlev|tensorlev_kokkos>/csr_fresh/<matrix>         C = A * A into a new, empty C each time
 //
 // `hand` is a two-pass (count, then fill) row merge for add and a
@@ -22,6 +24,7 @@
 #include "tensorlev/codegen.hpp"
 #include "tensorlev/formats.hpp"
 #include "tensorlev/kokkos.hpp"
+#include "tensorlev/numeric_plan.hpp"
 #include "tensorlev/pack.hpp"
 
 namespace {
@@ -174,21 +177,30 @@ void run_into(benchmark::State& state, problem& p, const std::string& op, const 
 }
 
 // SpGEMM's numeric phase alone: C = A * A assembled once (untimed), then
-// compute_numeric writes the product's values into C's pattern.
+// compute_numeric writes the product's values into C's pattern; with
+// `plan`, a numeric_plan runs it (its first, checked run untimed: the
+// timed runs compare the patterns and skip the per-product check).
 template <class F>
-void run_numeric(benchmark::State& state, problem& p, const std::string& impl) {
+void run_numeric(benchmark::State& state, problem& p, const std::string& impl, bool plan) {
   p.prepare();
   const kokkos_executor<> space;
   const bool par = tlbench::parallel_impl(impl);
   const int n = p.A->dimension(0);
   tensor<double, F> C = pack<F>(coordinate_list<double, int>({n, n}));
   C(i, k) = (*p.A)(i, j) * (*p.A)(j, k);
+  numeric_plan np(C(i, k), (*p.A)(i, j) * (*p.A)(j, k));
+  const executor& ex = par ? static_cast<const executor&>(space) : static_cast<const executor&>(serial);
+  if (plan) np.run(ex);
   for (auto _ : state) {
-    par ? compute_numeric(space, C(i, k), (*p.A)(i, j) * (*p.A)(j, k))
-        : compute_numeric(C(i, k), (*p.A)(i, j) * (*p.A)(j, k));
+    if (plan)
+      np.run(ex);
+    else
+      par ? compute_numeric(space, C(i, k), (*p.A)(i, j) * (*p.A)(j, k))
+          : compute_numeric(C(i, k), (*p.A)(i, j) * (*p.A)(j, k));
     benchmark::DoNotOptimize(C.values().data());
     benchmark::ClobberMemory();
   }
+  if (plan && !np.trusted()) state.SkipWithError("numeric_plan did not trust its copy of the patterns");
   tlbench::set_counters(state, impl, static_cast<double>(p.A->stored()));
   state.counters["out_stored"] = static_cast<double>(C.stored());
 }
@@ -278,7 +290,12 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
       if (op == "spgemm")
         for (const std::string impl : {"tensorlev", "tensorlev_kokkos"})
           benchmark::RegisterBenchmark(("spgemm/" + impl + "/csr_numeric/" + m->name).c_str(),
-                                       [p, impl](benchmark::State& s) { run_numeric<csr>(s, *p, impl); })
+                                       [p, impl](benchmark::State& s) { run_numeric<csr>(s, *p, impl, false); })
+              ->Apply(tlbench::common_options);
+      if (op == "spgemm")
+        for (const std::string impl : {"tensorlev", "tensorlev_kokkos"})
+          benchmark::RegisterBenchmark(("spgemm/" + impl + "/csr_numeric_plan/" + m->name).c_str(),
+                                       [p, impl](benchmark::State& s) { run_numeric<csr>(s, *p, impl, true); })
               ->Apply(tlbench::common_options);
     }
     for (const std::string impl : {"tensorlev", "tensorlev_kokkos"}) {

@@ -133,10 +133,11 @@ def main(paths):
     # CXSparse's (unsorted columns) are the targets of an unsorted path.
     out.append("\n### SpGEMM C = A * A (CSR) (ms; ratios are peer / tensorlev)\n")
     out.append("| matrix | nnz | hand | Eigen | KK | CXSparse (unsorted) | MKL (unsorted) | MKL sorted | tensorlev "
-               "(sorted) | 2 threads | tensorlev unsorted | 2 threads | numeric only | 2 threads | new C each time | "
+               "(sorted) | 2 threads | tensorlev unsorted | 2 threads | numeric only | 2 threads | numeric_plan | "
+               "2 threads | new C each time | "
                "2 threads | best sorted peer | vs best sorted | new C vs best sorted | unsorted vs MKL unsorted | "
-               "full (sorted) / numeric | vs hand | 2-thread speedup |")
-    out.append("|" + "---|" * 23)
+               "full (sorted) / numeric | full (sorted) / numeric_plan | vs hand | 2-thread speedup |")
+    out.append("|" + "---|" * 26)
     for (k, fmt, matrix), r in sorted(rows.items(), key=lambda x: x[0][2]):
         if k != "spgemm" or fmt != "csr":
             continue
@@ -145,15 +146,18 @@ def main(paths):
         tu, tu2 = t(u, "tensorlev"), t(u, "tensorlev_kokkos")
         nu = rows.get((k, "csr_numeric", matrix), {})
         tn, tn2 = t(nu, "tensorlev"), t(nu, "tensorlev_kokkos")
+        npl = rows.get((k, "csr_numeric_plan", matrix), {})
+        tp, tp2 = t(npl, "tensorlev"), t(npl, "tensorlev_kokkos")
         fr = rows.get((k, "csr_fresh", matrix), {})
         tf, tf2 = t(fr, "tensorlev"), t(fr, "tensorlev_kokkos")
         bt, bn = best(r, ("eigen", "kokkos_kernels", "mkl_sorted"))
         out.append(f"| {matrix} | {nnz(r)} | {fmt_ms(t(r, 'hand'))} | {fmt_ms(t(r, 'eigen'))} | "
                    f"{fmt_ms(t(r, 'kokkos_kernels'))} | {fmt_ms(t(r, 'cxsparse'))} | {fmt_ms(t(r, 'mkl'))} | "
                    f"{fmt_ms(t(r, 'mkl_sorted'))} | {fmt_ms(tl)} | {fmt_ms(tl2)} | {fmt_ms(tu)} | {fmt_ms(tu2)} | "
-                   f"{fmt_ms(tn)} | {fmt_ms(tn2)} | {fmt_ms(tf)} | {fmt_ms(tf2)} | {bn} | {ratio(bt, tl)} | "
+                   f"{fmt_ms(tn)} | {fmt_ms(tn2)} | {fmt_ms(tp)} | {fmt_ms(tp2)} | {fmt_ms(tf)} | {fmt_ms(tf2)} | {bn} | "
+                   f"{ratio(bt, tl)} | "
                    f"{ratio(bt, tf)} | {ratio(t(r, 'mkl'), tu)} | "
-                   f"{ratio(tl, tn)} | {ratio(t(r, 'hand'), tl)} | "
+                   f"{ratio(tl, tn)} | {ratio(tl, tp)} | {ratio(t(r, 'hand'), tl)} | "
                    f"{ratio(tl, tl2)} |")
 
     out.append("\n### Sparse add C = A + A^T into DCSR (assembled) and hashed rows (inserted) (ms)\n")
