@@ -123,13 +123,17 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
     // rows; other operand formats take another plan.)
     constexpr bool numeric = one_of<FC, csr, csr_unsorted> && one_of<FA, csr, coo, coo_aos, dcsr, dense_row_major> &&
                              one_of<FB, csr, dcsr, coo>;
-    if constexpr (numeric && (Sh == shape::product || Sh == shape::scaled || Sh == shape::negated)) {
+    if constexpr (numeric && (Sh == shape::product || Sh == shape::scaled || Sh == shape::negated ||
+                              Sh == shape::repeated)) {
       for (double& v : o.a.t.values()) v = 3.0 * v - 1.0;
       o.a.d = to_dense(o.a.t);
+      for (double& v : o.q.t.values()) v = 1.0 - 2.0 * v;
+      o.q.d = to_dense(o.q.t);
       auto e = [&] {
         if constexpr (Sh == shape::product) return o.a.t(i, k) * o.b.t(k, j);
         if constexpr (Sh == shape::negated) return -(o.a.t(i, k) * o.b.t(k, j));
         if constexpr (Sh == shape::scaled) return 2.5 * o.a.t(i, k) * o.b.t(k, j);
+        if constexpr (Sh == shape::repeated) return o.q.t(i, k) * o.q.t(k, j);  // one tensor twice
       }();
       if (chunks == 0)
         compute_numeric(C(i, j), e);
@@ -151,6 +155,8 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
       bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, checked run");
       for (double& v : o.b.t.values()) v = 0.5 * v + 2.0;
       o.b.d = to_dense(o.b.t);
+      for (double& v : o.q.t.values()) v = 0.5 * v + 2.0;
+      o.q.d = to_dense(o.q.t);
       run_plan();
       bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, second run");
       constexpr bool copies = !std::is_same_v<FA, coo_aos>;
@@ -230,12 +236,16 @@ TEST(LeafLoop, PrecomputeTermsKeepTheirLoops) {
   EXPECT_EQ(bad, 0u);
 }
 
-// numeric_plan over patterns that change between runs: an operand that
-// lost an entry (checked again, then trusted again), one whose product
-// leaves the output's pattern (throws, and the plan keeps its copy), the
-// output reassembled with a larger pattern, and each run's values against
-// a dense reference.
-TEST(NumericPlan, PatternChanges) {
+// numeric_plan over patterns that change between runs, into sorted and
+// unsorted rows (dense row, position marks): an operand that lost an
+// entry (checked again, then trusted again), one whose product leaves the
+// output's pattern with every array's length unchanged (only the bytes
+// tell) or with a longer one (throws; the plan keeps its copy), the
+// output's pattern alone made larger (checked again), and each run's
+// values against a dense reference.
+template <class FC>
+void pattern_changes() {
+  const std::string out = std::string(fname<FC>()) + ": ";
   const auto square = [](std::vector<int> coords) {
     std::vector<double> vals;
     for (std::size_t x = 0; x < coords.size() / 2; ++x) vals.push_back(1.0 + 0.25 * static_cast<double>(x));
@@ -246,7 +256,7 @@ TEST(NumericPlan, PatternChanges) {
   b_coords.insert(b_coords.end(), {3, 5, 4, 1});
   tensor<double, csr> A = square(diag);
   const tensor<double, csr> B = square(b_coords);
-  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({6, 6}));
+  tensor<double, FC> C = pack<FC>(coordinate_list<double, int>({6, 6}));
   C(i, j) = A(i, k) * B(k, j);
   const auto reference = [&] {
     const auto a = to_dense(A), b = to_dense(B);
@@ -266,43 +276,84 @@ TEST(NumericPlan, PatternChanges) {
   // coordinates (C: 7 and 8, A: 7 and 6, B: 7 and 8), each array with its
   // length.
   const std::size_t arrays = (7 + 8 + 7 + 6 + 7 + 8) * sizeof(int), extra = 3 * (2 + 2) * sizeof(int) + 6 * 8;
-  EXPECT_EQ(plan.pattern_bytes(), arrays + extra);
-  bad += mismatches(C, reference(), "numeric_plan, first run");
+  EXPECT_EQ(plan.pattern_bytes(), arrays + extra) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, first run");
   for (double& v : A.values()) v = -v;
   plan.run();
-  EXPECT_TRUE(plan.trusted());
-  bad += mismatches(C, reference(), "numeric_plan, values changed");
+  EXPECT_TRUE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, values changed");
+  // A's row 0 moves its entry from column 0 to column 3: every array keeps
+  // its length, and row 0 of the product now reaches columns 3 and 5,
+  // outside C's row 0. Trusting the copy here would lose those products
+  // (sorted rows) or write before the row's slots (position marks).
+  std::vector<int> moved = diag;
+  moved[1] = 3;
+  A = square(moved);
+  EXPECT_THROW(plan.run(), tensorlev::error) << out;
+  EXPECT_FALSE(plan.trusted()) << out;
+  A = square(diag);
+  plan.run();
+  EXPECT_TRUE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, A back");
   // A loses row 2's entry: checked again (C's (2,2) gets zero), then trusted.
   std::vector<int> fewer = diag;
   fewer.erase(fewer.begin() + 4, fewer.begin() + 6);
   A = square(fewer);
   plan.run();
-  EXPECT_FALSE(plan.trusted());
-  bad += mismatches(C, reference(), "numeric_plan, A lost an entry");
+  EXPECT_FALSE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, A lost an entry");
   plan.run();
-  EXPECT_TRUE(plan.trusted());
-  // A gains (0, 3): row 0 of the product reaches columns 3 and 5, outside
-  // C's row 0. The run throws and the copy stays A's last checked pattern.
+  EXPECT_TRUE(plan.trusted()) << out;
+  // A gains (0, 3): the product leaves C's row 0; the run throws and the
+  // copy stays A's last checked pattern.
   std::vector<int> more = fewer;
   more.insert(more.begin() + 2, {0, 3});
   A = square(more);
-  EXPECT_THROW(plan.run(), tensorlev::error);
-  EXPECT_FALSE(plan.trusted());
+  EXPECT_THROW(plan.run(), tensorlev::error) << out;
+  EXPECT_FALSE(plan.trusted()) << out;
   A = square(fewer);
   plan.run();
-  EXPECT_TRUE(plan.trusted());
-  bad += mismatches(C, reference(), "numeric_plan, A back to the checked pattern");
-  // C reassembled for the larger A: its pattern differs from the copy.
-  A = square(more);
-  C(i, j) = A(i, k) * B(k, j);
-  for (double& v : A.values()) v *= 3.0;
+  EXPECT_TRUE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, A back to the checked pattern");
+  // C alone reassembled larger (from another tensor): the operands are as
+  // the copy has them, C's pattern is not; checked again, then trusted.
+  {
+    const tensor<double, csr> A2 = square(more);
+    C(i, j) = A2(i, k) * B(k, j);
+  }
   plan.run();
-  EXPECT_FALSE(plan.trusted());
-  bad += mismatches(C, reference(), "numeric_plan, C reassembled");
+  EXPECT_FALSE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, C reassembled larger");
   plan.run();
-  EXPECT_TRUE(plan.trusted());
-  bad += mismatches(C, reference(), "numeric_plan, C reassembled, second run");
+  EXPECT_TRUE(plan.trusted()) << out;
+  bad += mismatches(C, reference(), out + "numeric_plan, C reassembled, second run");
   EXPECT_EQ(bad, 0u);
+}
+
+TEST(NumericPlan, PatternChanges) {
+  pattern_changes<csr>();
+  pattern_changes<csr_unsorted>();
+}
+
+// The trusted loop skips the check (it is the loop the plan runs when the
+// patterns equal its copy): the kernel's numeric run, told to trust a
+// product that leaves the pattern of sorted rows, does not throw (those
+// products are lost), where the checked run throws.
+TEST(NumericPlan, TrustedLoopSkipsTheCheck) {
+  tensor<double, csr> A = pack<csr>(coordinate_list<double, int>({3, 3}, {0, 0, 1, 1, 2, 2}, {1.0, 2.0, 3.0}));
+  const tensor<double, csr> B = pack<csr>(coordinate_list<double, int>({3, 3}, {0, 0, 1, 1, 2, 2, 1, 2}, {1.0, 1.0, 1.0, 5.0}));
+  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({3, 3}));
+  C(i, j) = A(i, k) * B(k, j);  // diagonal and (1, 2)
+  A = pack<csr>(coordinate_list<double, int>({3, 3}, {0, 1, 1, 1, 2, 2}, {1.0, 2.0, 3.0}));  // row 0 reaches (0, 2)
+  using gemm = cg::kernel<decltype(C(i, j)), decltype(A(i, k) * B(k, j)), false, 0>;
+  static_assert(gemm::numeric_leaf);
+  EXPECT_THROW(gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, false), tensorlev::error);
+  EXPECT_NO_THROW(gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true));
+  // Products inside the pattern are right in the trusted loop.
+  const std::vector<double> c = to_dense(C);
+  EXPECT_EQ(c[1 * 3 + 1], 2.0);
+  EXPECT_EQ(c[1 * 3 + 2], 10.0);
+  EXPECT_EQ(c[2 * 3 + 2], 3.0);
 }
 
 TEST(LeafLoop, ExpressionShapes) {

@@ -964,6 +964,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // reloaded A's value in A(i,j) * B(j,k) (a store into the row may alias
   // any of them as far as the compiler knows). Host code only; the output
   // declines the context in the device form's launches (leaf_open).
+  // Whether the output recomputes values into its pattern (compute_numeric:
+  // the trusted innermost loop of numeric_plan is instantiated for it).
+  static constexpr bool numeric_leaf = [] {
+    if constexpr (requires { output::keeps_patterns; })
+      return output::keeps_patterns;
+    else
+      return false;
+  }();
   template <std::size_t Dp, mask_t Abs>
   static constexpr bool leaf_loop() {
 #if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
@@ -1086,11 +1094,13 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             }
           }
         }
-        const auto points = [&]<mask_t Ab = Abs>(const cursor& c) {
+        // The loop's lattice points under absent set Ab (a mask constant).
+        const auto points = [&](const cursor& c, auto ab) {
           [&]<std::size_t... Pt>(std::index_sequence<Pt...>) {
-            (point<Dp, Ab, Pt>(st, c, tgt, cur, end), ...);
+            (point<Dp, decltype(ab)::value, Pt>(st, c, tgt, cur, end), ...);
           }(std::make_index_sequence<P.np>{});
         };
+        using as_is = std::integral_constant<mask_t, Abs>;
         if constexpr (leaf_loop<Dp, Abs>()) {
           leaf_ctx lc;
           cursor c = cs;
@@ -1098,18 +1108,23 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             read_invariant<leaf_invariant<Dp, Abs>()>(lc, st, cs, std::make_index_sequence<NA>{});
             c.lf = &lc;
             // A row the output trusts (numeric_plan) runs a loop of its
-            // own, without the output's per-product check.
-            if (output::leaf_trusted(lc.out))
-              points.template operator()<Abs | trusted_bit>(c);
-            else
-              points(c);
+            // own, without the output's per-product check; instantiated
+            // only for outputs compute_numeric takes.
+            if constexpr (numeric_leaf) {
+              if (output::leaf_trusted(lc.out))
+                points(c, std::integral_constant<mask_t, Abs | trusted_bit>{});
+              else
+                points(c, as_is{});
+            } else {
+              points(c, as_is{});
+            }
             output::leaf_close(st, lc.out);
           } else {
             c.lf = nullptr;
-            points(c);
+            points(c, as_is{});
           }
         } else {
-          points(cs);
+          points(cs, as_is{});
         }
         output::template after_loop<Dp, Abs>(st, cs, begin);
       }

@@ -388,8 +388,9 @@ struct workspace_output : append_output<S> {
   template <bool Trusted>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_emit(leaf& l, I c, const V& value) {
     // A trusted row (numeric_plan) adds where its pattern put the column:
-    // no load of the column's mark and no branch on it (docs/design.md,
-    // "numeric_plan").
+    // the dense row without loading the column's mark or branching on it,
+    // position marks through the column's slot without the branch
+    // (docs/design.md, "numeric_plan").
     if constexpr (marks_positions) {
       if constexpr (Trusted)
         l.rv[l.where[static_cast<std::size_t>(c)] - l.b] += value;
