@@ -128,10 +128,14 @@ std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt199
   };
   revalue(A);
   revalue(B);
-  std::vector<double> ref(static_cast<std::size_t>(m) * p, 0.0);
-  for (int r = 0; r < m; ++r)
-    for (int q = 0; q < n; ++q)
-      for (int c = 0; c < p; ++c) ref[r * p + c] += A.d[r * n + q] * B.d[q * p + c];
+  const auto reference = [&] {
+    std::vector<double> r(static_cast<std::size_t>(m) * p, 0.0);
+    for (int x = 0; x < m; ++x)
+      for (int q = 0; q < n; ++q)
+        for (int c = 0; c < p; ++c) r[x * p + c] += A.d[x * n + q] * B.d[q * p + c];
+    return r;
+  };
+  const std::vector<double> ref = reference();
   if (chunked)
     compute_numeric(chunked_serial_executor{}, C(i, j), A.t(i, k) * B.t(k, j));
   else
@@ -142,6 +146,24 @@ std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt199
   std::size_t bad = mismatches(C, ref, what);
   if (stored_pattern(C) != pattern || C.values().data() != values)
     ++bad, ADD_FAILURE() << what << ": the pattern or the values array changed";
+  // The same through a numeric_plan (every output format compute_numeric
+  // takes): checked, then, with new values over the same patterns, trusted.
+  numeric_plan plan(C(i, j), A.t(i, k) * B.t(k, j));
+  const auto run_plan = [&] {
+    if (chunked)
+      plan.run(chunked_serial_executor{});
+    else
+      plan.run();
+  };
+  run_plan();
+  bad += mismatches(C, ref, what + ", numeric_plan checked");
+  revalue(A);
+  revalue(B);
+  run_plan();
+  bad += mismatches(C, reference(), what + ", numeric_plan trusted");
+  if (!plan.trusted()) ++bad, ADD_FAILURE() << what << ": numeric_plan's second run was not trusted";
+  if (stored_pattern(C) != pattern || C.values().data() != values)
+    ++bad, ADD_FAILURE() << what << ": numeric_plan changed the pattern or the values array";
   return bad;
 }
 
@@ -220,6 +242,18 @@ TEST(CodegenSparseOut, NumericRecomputation) {
       for (int c = 0; c < 30; ++c) ref[c] += v.d[r] * A.d[r * 30 + c];
     compute_numeric(w(j), v.t(i) * A.t(i, j));
     bad += mismatches(w, ref, "compute_numeric w = v A");
+    // Through a numeric_plan: checked, then trusted with new values.
+    numeric_plan plan(w(j), v.t(i) * A.t(i, j));
+    plan.run();
+    bad += mismatches(w, ref, "numeric_plan w = v A, checked");
+    for (double& x : A.t.values()) x = 0.5 - x;
+    A.d = to_dense(A.t);
+    std::vector<double> ref2(30, 0.0);
+    for (int r = 0; r < 40; ++r)
+      for (int c = 0; c < 30; ++c) ref2[c] += v.d[r] * A.d[r * 30 + c];
+    plan.run();
+    EXPECT_TRUE(plan.trusted());
+    bad += mismatches(w, ref2, "numeric_plan w = v A, trusted");
     // A product outside the vector's pattern: v gains every entry, A a
     // full row 0 (so some product reaches a column w does not store, unless
     // w stores all 30).
