@@ -11,7 +11,11 @@
 /// costs) is known to put every product in the pattern, and its innermost
 /// loop adds without the check; a run whose patterns differ is checked
 /// again (and throws as compute_numeric does when a product leaves the
-/// pattern). docs/design.md, "numeric_plan".
+/// pattern). A trusted run also adds the products of consecutive
+/// identical rows of B in one pass over their columns, from a table of
+/// those rows built on the first trusted run over a pattern (the kernel's
+/// jammed innermost loop). docs/design.md, "numeric_plan" and "Jammed
+/// rows".
 ///
 ///     C(i, j) = A(i, k) * B(k, j);                  // assemble the pattern
 ///     tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
@@ -149,10 +153,11 @@ class numeric_plan {
     const bool trust = have_ && same_patterns(ops);
     trusted_ = false;  // until the run completes
     [&]<char... Order, char P>(loop_order<Order...>, precompute_t<P>) {
-      cg::kernel<Out, E, false, P, Order...>::run_numeric(out_, e_, ex, trust);
+      cg::kernel<Out, E, false, P, Order...>::run_numeric(out_, e_, ex, trust, &tables_);
     }(cg::order_of<Schedule...>{}, cg::precompute_of<Schedule...>{});
     trusted_ = trust;
     if (!trust) {
+      tables_ = cg::numeric_tables{};  // built again on the next trusted run
       // Copied after the checked run: a throw above keeps the old copy.
       std::vector<std::byte> copy;
       have_ = detail::for_each_operand_pattern(ops, [&](const void* p, std::size_t n) {
@@ -190,6 +195,7 @@ class numeric_plan {
   Out out_;
   E e_;
   std::vector<std::byte> copy_;
+  cg::numeric_tables tables_;
   bool have_ = false;
   bool trusted_ = false;
 };

@@ -406,6 +406,11 @@ inline constexpr mask_t lanes_found_bit = mask_t{1} << 59;
 // (output::leaf_emit<true>). The full product's loop is instantiated
 // without it, unchanged.
 inline constexpr mask_t trusted_bit = mask_t{1} << 58;
+// The jammed innermost loop's own instantiations (kernel::jam_scan): no
+// meaning beyond making them distinct from the functions the other loops
+// call, whose inlining there stays as it was (masked out of the plan
+// lookup like trusted_bit).
+inline constexpr mask_t jam_bit = mask_t{1} << 55;
 // Whether level l may miss (report a position or coordinate not found)
 // in the loops of absent set abs.
 constexpr bool may_miss(const level_desc& l, mask_t abs) {

@@ -235,6 +235,9 @@ struct workspace_output : append_output<S> {
     // adds without looking at the marks (leaf_emit) in rows whose pattern
     // is marked.
     bool ntrusted = false;
+    // numeric_plan's table of identical innermost segments (kernel::jam_scan;
+    // null: none), for trusted runs.
+    const std::uint8_t* nspan = nullptr;
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -381,6 +384,15 @@ struct workspace_output : append_output<S> {
   template <class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_close(St& st, const leaf& l) {
     st.out.ntouched = l.nt;
+  }
+  // The table of identical innermost segments where the current row runs
+  // trusted on the host (kernel::jam_scan), else null.
+  template <class St>
+  TENSORLEV_ALWAYS_INLINE static const std::uint8_t* jam_span(const St& st) {
+    if constexpr (device_builds) {
+      if (st.out.dph != dphase::none) return nullptr;
+    }
+    return st.out.ntrusted && st.out.nopen ? st.out.nspan : nullptr;
   }
   // Whether the row's loop runs trusted (kernel: leaf_emit<true> in a loop
   // of its own).
@@ -727,7 +739,7 @@ struct workspace_output : append_output<S> {
   // values written where the pattern puts them; then an error naming the
   // first row whose product differs from the pattern.
   template <class K, class St, class Cs>
-  static void run_numeric(St& st, const Cs& cs, const executor& ex, bool trusted)
+  static void run_numeric(St& st, const Cs& cs, const executor& ex, bool trusted, const std::uint8_t* span = nullptr)
     requires keeps_patterns
   {
     auto* o = std::get<0>(st.ops);
@@ -757,6 +769,7 @@ struct workspace_output : append_output<S> {
     st.out.nvals = o->values().data();
     st.out.nlen = row_length(st);
     st.out.ntrusted = trusted;
+    st.out.nspan = trusted ? span : nullptr;
     std::size_t bad = 0, covered = 0;
     I first_bad = I(0);
     auto run_rows = [&] {
