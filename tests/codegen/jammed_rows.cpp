@@ -58,14 +58,18 @@ node_matrix make_nodes(const std::vector<int>& first, double edge, double drop, 
   return m;
 }
 
-enum class shape { product, negated, scaled, repeated };
+// vectors: d(i) * A(i,k) * x(k) * B(k,j), factors bound in the loops above
+// the innermost one, read per jammed iteration (x at each k).
+enum class shape { product, negated, scaled, repeated, vectors };
 
-std::vector<double> reference(shape sh, const std::vector<double>& a, const std::vector<double>& b, int n) {
+std::vector<double> reference(shape sh, const std::vector<double>& a, const std::vector<double>& b, int n,
+                              const std::vector<double>& d, const std::vector<double>& xv) {
   std::vector<double> r(static_cast<std::size_t>(n) * static_cast<std::size_t>(n), 0.0);
   const double f = sh == shape::negated ? -1.0 : sh == shape::scaled ? 2.5 : 1.0;
   for (int x = 0; x < n; ++x)
     for (int q = 0; q < n; ++q) {
-      const double av = a[static_cast<std::size_t>(x * n + q)];
+      double av = a[static_cast<std::size_t>(x * n + q)];
+      if (sh == shape::vectors) av *= d[static_cast<std::size_t>(x)] * xv[static_cast<std::size_t>(q)];
       if (av == 0.0) continue;
       for (int c = 0; c < n; ++c) r[static_cast<std::size_t>(x * n + c)] += f * av * b[static_cast<std::size_t>(q * n + c)];
     }
@@ -82,6 +86,8 @@ std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size
   tensor<double, FA> A = pack<FA>(ma.list);
   tensor<double, FB> B = pack<FB>(mb.list);
   std::vector<double> a = ma.dense, b = mb.dense;
+  auto dv = random_operand<dense_vector>(std::array<int, 1>{n}, 1.0, rng);
+  auto xv = random_operand<dense_vector>(std::array<int, 1>{n}, 1.0, rng);
   tensor<double, FC> C = pack<FC>(coordinate_list<double, int>({n, n}));
   const std::string what = std::string(fname<FA>()) + " x " + fname<FB>() + " -> " + fname<FC>() + " n " +
                            std::to_string(n) + " (" + std::to_string(nodes) + " nodes, up to " +
@@ -93,8 +99,9 @@ std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size
     if constexpr (Sh == shape::negated) return -(A(i, k) * B(k, j));
     if constexpr (Sh == shape::scaled) return 2.5 * A(i, k) * B(k, j);
     if constexpr (Sh == shape::repeated) return A(i, k) * A(k, j);
+    if constexpr (Sh == shape::vectors) return dv.t(i) * A(i, k) * xv.t(k) * B(k, j);
   }();
-  const auto ref = [&] { return reference(Sh, a, Sh == shape::repeated ? a : b, n); };
+  const auto ref = [&] { return reference(Sh, a, Sh == shape::repeated ? a : b, n, dv.d, xv.d); };
   C(i, j) = e;
   std::size_t bad = mismatches(C, ref(), what + ", assembled");
   tensorlev::numeric_plan plan(C(i, j), e);
@@ -111,7 +118,8 @@ std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size
   for (int round = 0; round < 2; ++round) {
     for (double& v : A.values()) v = round == 0 ? 2.0 * v - 1.0 : 3.0 - v;
     for (double& v : B.values()) v = round == 0 ? v + 1.0 : -2.0 * v;
-    a = to_dense(A), b = to_dense(B);
+    for (double& v : xv.t.values()) v = 1.0 - v;
+    a = to_dense(A), b = to_dense(B), xv.d = to_dense(xv.t);
     run_plan();
     if (!plan.trusted()) {
       ++bad;
@@ -161,12 +169,15 @@ TEST(JammedRows, Shapes) {
   bad += every_output<shape::negated>(rng);
   bad += every_output<shape::scaled>(rng);
   bad += every_output<shape::repeated>(rng);
+  bad += every_output<shape::vectors>(rng);
   EXPECT_EQ(bad, 0u);
 }
 
 using out_t = decltype(std::declval<tensor<double, csr>&>()(i, j));
 using A_ref = const tensor<double, csr>&;
 using gemm = cg::kernel<out_t, decltype(std::declval<A_ref>()(i, k) * std::declval<A_ref>()(k, j)), false, 0>;
+using gemm_u = cg::kernel<decltype(std::declval<tensor<double, csr_unsorted>&>()(i, j)),
+                          decltype(std::declval<A_ref>()(i, k) * std::declval<A_ref>()(k, j)), false, 0>;
 
 // Where it is planned: SpGEMM into CSR jams loop k over B's rows (access
 // 2, level 1); B in DCSR (rows located with a miss possible) and SpMV do
@@ -174,6 +185,20 @@ using gemm = cg::kernel<out_t, decltype(std::declval<A_ref>()(i, k) * std::declv
 TEST(JammedRows, Plan) {
   static_assert(gemm::jam_target.ok && gemm::jam_target.acc == 2 && gemm::jam_target.lev == 1);
   static_assert(gemm::jam_loop<1, 0>() && !gemm::jam_loop<0, 0>() && !gemm::jam_loop<2, 0>());
+  // Unsorted rows (position marks) and CSC (columns: the loop over k jams
+  // A's columns, access 1).
+  static_assert(gemm_u::jam_target.ok && gemm_u::jam_target.acc == 2 && gemm_u::jam_loop<1, 0>());
+  using C_ref = const tensor<double, csc>&;
+  using gemm_c = cg::kernel<decltype(std::declval<tensor<double, csc>&>()(i, j)),
+                            decltype(std::declval<C_ref>()(i, k) * std::declval<C_ref>()(k, j)), false, 0>;
+  static_assert(gemm_c::jam_target.ok && gemm_c::jam_target.acc == 1 && gemm_c::jam_loop<1, 0>());
+  // Factors bound above the innermost loop (d(i), x(k)) keep the jam.
+  using V_ref = const tensor<double, dense_vector>&;
+  using gemm_v = cg::kernel<out_t,
+                            decltype(std::declval<V_ref>()(i) * std::declval<A_ref>()(i, k) * std::declval<V_ref>()(k) *
+                                     std::declval<A_ref>()(k, j)),
+                            false, 0>;
+  static_assert(gemm_v::jam_target.ok);
   using D_ref = const tensor<double, dcsr>&;
   using gemm_d = cg::kernel<out_t, decltype(std::declval<A_ref>()(i, k) * std::declval<D_ref>()(k, j)), false, 0>;
   static_assert(!gemm_d::jam_target.ok);
@@ -298,6 +323,84 @@ TEST(JammedRows, PatternChangeRebuildsTheTable) {
   plan.run();
   EXPECT_TRUE(plan.trusted());
   bad += mismatches(C, reference(), "B's row 1 changed: trusted, a new table");
+  EXPECT_EQ(bad, 0u);
+}
+
+// The same made-up table into unsorted rows (position marks: the trusted
+// add goes through the column's slot).
+TEST(JammedRows, TrustedLoopReadsTheTableUnsortedRows) {
+  const tensor<double, csr> A = square(3, {0, 0, 0, 1});
+  const tensor<double, csr> B = square(3, {0, 2, 1, 1});
+  tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({3, 3}, {0, 1, 0, 2}, {0.0, 0.0}));
+  cg::numeric_tables wrong;
+  wrong.jam_span = {2, 1, 1};
+  wrong.built = true;
+  wrong.jam = true;
+  gemm_u::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &wrong);
+  const std::vector<double> c = to_dense(C);
+  EXPECT_EQ(c[1], 0.0);
+  EXPECT_EQ(c[2], 1.0 + 2.0 * 2.0);
+  cg::numeric_tables honest;
+  gemm_u::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &honest);
+  const std::vector<double> h = to_dense(C);
+  EXPECT_EQ(h[1], 4.0);
+  EXPECT_EQ(h[2], 1.0);
+}
+
+// The rule at its edge: one repeated entry among eight jams, among nine
+// does not.
+TEST(JammedRows, TableRuleAtTheEdge) {
+  for (const int rows : {8, 9}) {
+    std::vector<int> coords{0, 0, 1, 0};  // rows 0 and 1 alike
+    for (int r = 2; r < rows; ++r) coords.insert(coords.end(), {r, r});
+    const tensor<double, csr> B = square(rows, coords);
+    std::vector<int> diag;
+    for (int r = 0; r < rows; ++r) diag.insert(diag.end(), {r, r});
+    const tensor<double, csr> A = square(rows, diag);
+    tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({rows, rows}));
+    C(i, j) = A(i, k) * B(k, j);
+    cg::numeric_tables t;
+    gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &t);
+    EXPECT_EQ(t.jam, rows == 8) << rows << " entries";
+  }
+}
+
+// A row of A whose k decrease (unsorted rows, iterated as stored): row 0
+// reaches k = 3 first, then k = 0; B's rows 3 and 4 are alike, row 0 is
+// not, so the run that starts at row 3 must not take row 0.
+TEST(JammedRows, UnsortedOperandRows) {
+  const tensor<double, csr_unsorted> P =
+      pack<csr_unsorted>(coordinate_list<double, int>({2, 5}, {0, 0, 0, 3, 1, 4}, {1.0, 1.0, 1.0}));
+  auto lv = P.levels();
+  using L1 = std::remove_cvref_t<decltype(std::get<1>(lv))>;
+  // Row 0: (0, 3) then (0, 0); row 1: (1, 4).
+  std::get<1>(lv) = L1(5, typename L1::pos_array{0, 2, 3}, typename L1::crd_array{3, 0, 4});
+  tensor<double, csr_unsorted> A({2, 5}, lv, std::vector<double>{2.0, 5.0, 3.0});
+  const tensor<double, csr> B = square(5, {0, 0, 0, 2, 3, 1, 3, 4, 4, 1, 4, 4});
+  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({2, 5}));
+  using gemm_a = cg::kernel<out_t, decltype(A(i, k) * B(k, j)), false, 0>;
+  static_assert(gemm_a::jam_target.ok);
+  C(i, j) = A(i, k) * B(k, j);
+  const auto reference = [&] {
+    const auto a = to_dense(A), b = to_dense(B);
+    std::vector<double> r(10, 0.0);
+    for (int x = 0; x < 2; ++x)
+      for (int col = 0; col < 5; ++col)
+        for (int q = 0; q < 5; ++q) r[static_cast<std::size_t>(x * 5 + col)] += a[x * 5 + q] * b[q * 5 + col];
+    return r;
+  };
+  std::size_t bad = mismatches(C, reference(), "assembled");
+  tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
+  plan.run();
+  for (double& v : A.values()) v += 1.0;
+  plan.run();
+  EXPECT_TRUE(plan.trusted());
+  bad += mismatches(C, reference(), "trusted");
+  cg::numeric_tables t;
+  gemm_a::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &t);
+  EXPECT_TRUE(t.jam);
+  EXPECT_EQ(t.jam_span, (std::vector<std::uint8_t>{1, 2, 1, 2, 1}));  // (rows 1 and 2 empty, alike)
+  bad += mismatches(C, reference(), "trusted, the kernel's run");
   EXPECT_EQ(bad, 0u);
 }
 
