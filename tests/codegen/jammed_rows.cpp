@@ -219,6 +219,20 @@ tensor<double, csr> square(int n, std::vector<int> coords, double scale = 1.0) {
   return pack<csr>(coordinate_list<double, int>({n, n}, std::move(coords), std::move(vals)));
 }
 
+// The dense row-major product of A (m x n) and B (n x p), from their dense
+// expansions.
+template <class TA, class TB>
+std::vector<double> dense_product(const TA& A, const TB& B, int m, int n, int p) {
+  const auto a = to_dense(A), b = to_dense(B);
+  std::vector<double> r(static_cast<std::size_t>(m) * static_cast<std::size_t>(p), 0.0);
+  for (int x = 0; x < m; ++x)
+    for (int col = 0; col < p; ++col)
+      for (int q = 0; q < n; ++q)
+        r[static_cast<std::size_t>(x * p + col)] +=
+            a[static_cast<std::size_t>(x * n + q)] * b[static_cast<std::size_t>(q * p + col)];
+  return r;
+}
+
 // The table: for each row, how many rows from it on hold the same columns
 // (rows 0-2 equal, 3 alone, 4 and 5 empty, 6 like 3 but not next to it);
 // the jam pays where the repeated rows hold an eighth of the entries or
@@ -301,14 +315,7 @@ TEST(JammedRows, PatternChangeRebuildsTheTable) {
   tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({4, 4}));
   // C's pattern: rows 0 and 1 at every column either B reaches.
   C(i, j) = A(i, k) * square(4, {0, 0, 0, 2, 0, 3, 1, 0, 1, 2, 1, 3, 2, 2, 3, 3})(k, j);
-  const auto reference = [&] {
-    const auto a = to_dense(A), b = to_dense(B);
-    std::vector<double> r(16, 0.0);
-    for (int x = 0; x < 4; ++x)
-      for (int col = 0; col < 4; ++col)
-        for (int q = 0; q < 4; ++q) r[static_cast<std::size_t>(x * 4 + col)] += a[x * 4 + q] * b[q * 4 + col];
-    return r;
-  };
+  const auto reference = [&] { return dense_product(A, B, 4, 4, 4); };
   tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
   plan.run();
   EXPECT_FALSE(plan.trusted());
@@ -381,14 +388,7 @@ TEST(JammedRows, UnsortedOperandRows) {
   using gemm_a = cg::kernel<out_t, decltype(A(i, k) * B(k, j)), false, 0>;
   static_assert(gemm_a::jam_target.ok);
   C(i, j) = A(i, k) * B(k, j);
-  const auto reference = [&] {
-    const auto a = to_dense(A), b = to_dense(B);
-    std::vector<double> r(10, 0.0);
-    for (int x = 0; x < 2; ++x)
-      for (int col = 0; col < 5; ++col)
-        for (int q = 0; q < 5; ++q) r[static_cast<std::size_t>(x * 5 + col)] += a[x * 5 + q] * b[q * 5 + col];
-    return r;
-  };
+  const auto reference = [&] { return dense_product(A, B, 2, 5, 5); };
   std::size_t bad = mismatches(C, reference(), "assembled");
   tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
   plan.run();
