@@ -10,8 +10,11 @@
 # Usage: bench/run-suite.sh <build-dir> [results-dir]
 #   <build-dir>: a build with -DTENSORLEV_BUILD_BENCHMARKS=ON -DTENSORLEV_KOKKOS=ON
 #   results-dir: default <build-dir>/suite-results (JSON per run, summary.md)
-# Environment: TENSORLEV_BENCH_REPS (repetitions, default 3; the minimum is
-# reported), TENSORLEV_BENCH_MIN_TIME (seconds per benchmark and repetition,
+# Environment: TENSORLEV_BENCH_REPS (rounds, default 3; the minimum over the
+# rounds is reported): every binary, tensorlev's and the peers', runs once
+# per round with one repetition, so that a slow phase of the host falls on
+# tensorlev and its peers alike rather than on one binary's whole run;
+# TENSORLEV_BENCH_MIN_TIME (seconds per benchmark and repetition,
 # default 0.1), TENSORLEV_BENCH_SMOKE=1 (CI: small inputs, one short run
 # each, nothing fetched), TENSORLEV_BENCH_STENCIL (stencil size, default 100; 0: none),
 # TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
@@ -48,31 +51,23 @@ else
 fi
 export TENSORLEV_BENCH_MATRICES
 export OMP_PROC_BIND=spread OMP_PLACES=threads
-common=("--benchmark_min_time=$min_time" "--benchmark_repetitions=$reps" --benchmark_enable_random_interleaving=true
+common=("--benchmark_min_time=$min_time" --benchmark_repetitions=1 --benchmark_enable_random_interleaving=true
   --benchmark_out_format=json)
+rm -f "$out"/*.json
 # CG's other formats: tensorlev[_kokkos]_<rows8|sell8|sell8s>[_unfused].
 serial='^(stream/triad/serial|[a-z_]+/(hand|eigen|tensorlev|tensorlev_direct|tensorlev_convert|tensorlev(_rows8|_sell8|_sell8s)?(_unfused)?)/)'
 parallel='^(stream/triad/kokkos|[a-z_]+/tensorlev_kokkos(_rows8|_sell8|_sell8s)?(_unfused)?/)'
 for family in spmv sparse mttkrp fuse; do
-  bin="$build/bench/bench_suite_$family"
-  [ -x "$bin" ] || { echo "missing $bin (configure with -DTENSORLEV_KOKKOS=ON)" >&2; exit 1; }
-  echo "--- $family, serial (1 Kokkos thread)" >&2
-  "$bin" --kokkos-threads=1 "${common[@]}" "--benchmark_filter=$serial" "--benchmark_out=$out/$family-serial.json" \
-    > "$out/$family-serial.txt"
-  echo "--- $family, 2 Kokkos threads" >&2
-  "$bin" --kokkos-threads=2 "${common[@]}" "--benchmark_filter=$parallel" "--benchmark_out=$out/$family-2threads.json" \
-    > "$out/$family-2threads.txt"
+  [ -x "$build/bench/bench_suite_$family" ] || {
+    echo "missing $build/bench/bench_suite_$family (configure with -DTENSORLEV_KOKKOS=ON)" >&2
+    exit 1
+  }
 done
-
 if [ "${TENSORLEV_BENCH_NO_KK:-0}" != 1 ]; then
   apt_install libtrilinos-kokkos-kernels-dev libtrilinos-kokkos-dev libblas-dev liblapack-dev
-  echo "--- Kokkos Kernels (Debian, Serial)" >&2
   cmake -S "$root/bench/kokkos_kernels" -B "$build/kokkos-kernels" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build/kokkos-kernels" >/dev/null
-  "$build/kokkos-kernels/bench_kokkos_kernels" "${common[@]}" "--benchmark_out=$out/kokkos-kernels.json" \
-    > "$out/kokkos-kernels.txt"
 fi
-
 if [ "${TENSORLEV_BENCH_NO_PEERS:-0}" != 1 ]; then
   # MKL (Debian's non-free component; installed for this benchmark only, it
   # does not become the system BLAS: its debconf default keeps the
@@ -81,16 +76,36 @@ if [ "${TENSORLEV_BENCH_NO_PEERS:-0}" != 1 ]; then
   apt_ensure_non_free libmkl-dev
   apt_install libmkl-dev libsuitesparse-dev pkg-config libbenchmark-dev libpetsc-real-dev
   splatt=$("$root/scripts/build-splatt.sh" | tail -1)
-  echo "--- MKL, CXSparse, SPLATT and PETSc (bench/peers)" >&2
   cmake -S "$root/bench/peers" -B "$build/peers" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DSPLATT_ROOT=$splatt" >/dev/null
   cmake --build "$build/peers" >/dev/null
-  "$build/peers/bench_peers" "${common[@]}" "--benchmark_out=$out/peers.json" > "$out/peers.txt"
-  TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/../shared/data/tns} \
-    "$build/peers/bench_splatt" "${common[@]}" "--benchmark_out=$out/splatt.json" > "$out/splatt.txt"
-  # PETSc's CG (one rank: MPI's singleton start, which Open MPI refuses to root without these).
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    "$build/peers/bench_petsc" "${common[@]}" "--benchmark_out=$out/petsc.json" > "$out/petsc.txt"
 fi
+
+for ((round = 1; round <= reps; round++)); do
+  r=r$round
+  for family in spmv sparse mttkrp fuse; do
+    bin="$build/bench/bench_suite_$family"
+    echo "--- round $round of $reps: $family, serial (1 Kokkos thread)" >&2
+    "$bin" --kokkos-threads=1 "${common[@]}" "--benchmark_filter=$serial" "--benchmark_out=$out/$family-serial-$r.json" \
+      > "$out/$family-serial-$r.txt"
+    echo "--- round $round of $reps: $family, 2 Kokkos threads" >&2
+    "$bin" --kokkos-threads=2 "${common[@]}" "--benchmark_filter=$parallel" "--benchmark_out=$out/$family-2threads-$r.json" \
+      > "$out/$family-2threads-$r.txt"
+  done
+  if [ "${TENSORLEV_BENCH_NO_KK:-0}" != 1 ]; then
+    echo "--- round $round of $reps: Kokkos Kernels (Debian, Serial)" >&2
+    "$build/kokkos-kernels/bench_kokkos_kernels" "${common[@]}" "--benchmark_out=$out/kokkos-kernels-$r.json" \
+      > "$out/kokkos-kernels-$r.txt"
+  fi
+  if [ "${TENSORLEV_BENCH_NO_PEERS:-0}" != 1 ]; then
+    echo "--- round $round of $reps: MKL, CXSparse, SPLATT and PETSc (bench/peers)" >&2
+    "$build/peers/bench_peers" "${common[@]}" "--benchmark_out=$out/peers-$r.json" > "$out/peers-$r.txt"
+    TENSORLEV_BENCH_TENSORS=${TENSORLEV_BENCH_TENSORS:-$root/../shared/data/tns} \
+      "$build/peers/bench_splatt" "${common[@]}" "--benchmark_out=$out/splatt-$r.json" > "$out/splatt-$r.txt"
+    # PETSc's CG (one rank: MPI's singleton start, which Open MPI refuses to root without these).
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      "$build/peers/bench_petsc" "${common[@]}" "--benchmark_out=$out/petsc-$r.json" > "$out/petsc-$r.txt"
+  fi
+done
 
 command -v python3 >/dev/null || apt_install python3
 python3 "$root/bench/summarize.py" "$out"/*.json | tee "$out/summary.md"
