@@ -55,6 +55,26 @@
 #endif
 #endif
 
+/// `TENSORLEV_BLOCK_LOCALS`: 1 where the loop right inside a block whose
+/// workspace is one vector (TENSORLEV_LANE_VECTORS; SELL-C's slots,
+/// grouped rows' columns) keeps the vector and its position in locals,
+/// stored back after the loop (kernel::lane_block_loop). On by default
+/// with clang, off with GCC: clang 14 leaves that loop out of line, where
+/// through the references the vector's stores (may_alias) may alias the
+/// position and the operands' array pointers, so it loaded and stored the
+/// sums, the position and the pointers on every slot (SELL-8 1.3-1.7x
+/// slower than a hand loop); GCC inlines the loop into the block, where the
+/// vector is a local already, and with the locals it left the loop out of
+/// line and ran cage10's SELL-8 15% slower (bench/README.md, "SELL-8 under
+/// clang"). Define it to 0 or 1 before including tensorlev to choose.
+#ifndef TENSORLEV_BLOCK_LOCALS
+#if defined(__clang__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define TENSORLEV_BLOCK_LOCALS 1
+#else
+#define TENSORLEV_BLOCK_LOCALS 0
+#endif
+#endif
+
 /// `TENSORLEV_HOIST_SPECIALIZE`: 1 where a hoisted sub-nest (CSF MTTKRP's,
 /// kernel::hoisted) is specialized for registers: the first entry a fibre
 /// reaches stores into the workspace (no zeroing per fibre), and where the
@@ -78,16 +98,20 @@
 // The statement (codegen/output/common.hpp) and kernel (codegen/kernel.hpp)
 // templates live in an inline namespace named after the settings that
 // change their plans or functions' bodies (TENSORLEV_HOIST_SPECIALIZE,
-// TENSORLEV_LANE_VECTORS): translation units built with different settings
+// TENSORLEV_LANE_VECTORS, TENSORLEV_BLOCK_LOCALS): translation units built with different settings
 // (a GCC one and a clang one, a .cu file and a .cpp file, or a -D)
 // instantiate differently named types, so the linker never mixes one
 // setting's definitions with the other's (the specialized hoisted sub-nest
 // leaves t unzeroed for loops that store the first entry; COO hoists only
 // where specialized; the block workspace is a vector or an array).
-#if TENSORLEV_HOIST_SPECIALIZE && TENSORLEV_LANE_VECTORS
+#if TENSORLEV_HOIST_SPECIALIZE && TENSORLEV_LANE_VECTORS && TENSORLEV_BLOCK_LOCALS
+#define TENSORLEV_KERNEL_ABI hoist_specialized_lanes_locals
+#elif TENSORLEV_HOIST_SPECIALIZE && TENSORLEV_LANE_VECTORS
 #define TENSORLEV_KERNEL_ABI hoist_specialized_lanes
 #elif TENSORLEV_HOIST_SPECIALIZE
 #define TENSORLEV_KERNEL_ABI hoist_specialized
+#elif TENSORLEV_LANE_VECTORS && TENSORLEV_BLOCK_LOCALS
+#define TENSORLEV_KERNEL_ABI hoist_general_lanes_locals
 #elif TENSORLEV_LANE_VECTORS
 #define TENSORLEV_KERNEL_ABI hoist_general_lanes
 #else

@@ -14,7 +14,9 @@
 // Three translation units (TL_PART): 0 the SELL sweeps, the compile-time
 // facts and the small cases; 1 BCSR, CSB, grouped rows and the value and
 // index types; 2 blocked DIA. As one, clang's ASan build took 17 GB and 6
-// minutes, and CI's two compile jobs ran out of 24 GB.
+// minutes, and CI's two compile jobs ran out of 24 GB. Each part is built
+// twice: with TENSORLEV_BLOCK_LOCALS as the compiler has it, and flipped
+// (the _locals targets), so that GCC's builds run the clang default too.
 #ifndef TL_PART
 #define TL_PART 0
 #endif
@@ -62,7 +64,16 @@ static_assert(spmv_kernel<grouped_rows<8>, double>::lane_vector_slot<2, cg::bloc
 static_assert(spmv_kernel<grouped_rows<4>, double>::lane_vector_slot<2, cg::block_bit, 0>());
 static_assert(spmv_kernel<sell_sigma<8>, double>::lane_vector_slot<2, cg::block_bit, 0>());
 static_assert(!spmv_kernel<sell<8>, double>::lane_vector_slot<1, cg::block_bit, 0>());  // the slots
+// The slots' loop keeps the vector and its position in locals where
+// TENSORLEV_BLOCK_LOCALS is on (test_codegen_block_workspace_*_locals flips
+// the compiler's default), and only that loop, inside a block.
+static_assert(spmv_kernel<sell<8>, double>::lane_block_loop<1, cg::block_bit>() == bool(TENSORLEV_BLOCK_LOCALS));
+static_assert(spmv_kernel<grouped_rows<4>, double>::lane_block_loop<1, cg::block_bit>() ==
+              bool(TENSORLEV_BLOCK_LOCALS));
+static_assert(!spmv_kernel<sell<8>, double>::lane_block_loop<2, cg::block_bit>() &&
+              !spmv_kernel<sell<8>, double>::lane_block_loop<1, 0>());
 #endif
+static_assert(!spmv_kernel<sell<3>, double>::lane_block_loop<1, cg::block_bit>());  // an array, not a vector
 // Blocked DIA sums a block of rows in the workspace (one vector at 4 and 8
 // doubles); its column level tells when a block's lanes are all found.
 static_assert(spmv_order<blocked_dia<8>>().block == 0 && spmv_order<blocked_dia<16>>().block == 0);

@@ -656,6 +656,16 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
     }
   }
 
+  // Whether loop Dp is the loop right inside a block whose workspace is
+  // one vector value (kernel::blocked passes it as the loop's target):
+  // point keeps the vector and the loop's position in locals there
+  // (TENSORLEV_BLOCK_LOCALS).
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr bool lane_block_loop() {
+    return TENSORLEV_BLOCK_LOCALS && lane_vector && (Abs & block_bit) != 0 &&
+           (Abs & (hoist_bit | combine_bit | first_bit)) == 0 && static_cast<int>(Dp) == O.block + 1;
+  }
+
   // The logical coordinate of blocked coordinate r (outer * block + inner)
   // of computed variable c: r itself, or the remapping level's remap(r)
   // (SELL-C-sigma's lanes).
@@ -1731,6 +1741,50 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           cur[S] = q;
           tgt = (t0 + t1) + (t2 + t3);
         }
+      }
+#endif
+#if TENSORLEV_LANE_VECTORS
+      if constexpr (lane_block_loop<Dp, Abs>()) {
+        // The loop right inside a block whose workspace is one vector
+        // (kernel::blocked; TENSORLEV_BLOCK_LOCALS): the sums and the
+        // position in locals for the loop's length, stored back once.
+        // (The loop below as scan's, on the locals; scan itself is left as
+        // it is, since GCC's inlining of the slots' loop into the block
+        // changed with one more lambda around it.)
+        using vec = typename detail::lane_vec<V, sizeof(V) * static_cast<std::size_t>(block_size)>::type;
+        vec acc = *reinterpret_cast<const vec*>(&tgt);
+        std::array<I, NM> c = cur;
+        const auto scan_locals = [&]<bool Pf>(std::bool_constant<Pf>) TENSORLEV_LAMBDA_ALWAYS_INLINE {
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#endif
+          for (; c[S] < end[S];) {
+            if constexpr (Pf) prefetch_ahead<Dp, Abs, S>(st, cs, c[S]);
+            I i;
+            if (!slot_coord<Dp, Abs, S>(st, c[S], i)) {
+              ++c[S];
+              continue;
+            }
+            std::array<I, NM> se{};
+            if constexpr (seg) se[S] = segment_end<Dp, Abs, S>(st, c[S], end[S], i);
+            body<Dp, Abs, Pm>(st, cs, reinterpret_cast<V&>(acc), i, c, se);
+            if constexpr (seg)
+              c[S] = se[S];
+            else
+              ++c[S];
+          }
+        };
+        if constexpr (prefetches<Dp, Abs, S>()) {
+          if (prefetch_enabled<Dp, Abs>(st, std::make_index_sequence<P.nit>{}))
+            scan_locals(std::true_type{});
+          else
+            scan_locals(std::false_type{});
+        } else {
+          scan_locals(std::false_type{});
+        }
+        *reinterpret_cast<vec*>(&tgt) = acc;
+        cur = c;
+        return;
       }
 #endif
       // Where this loop may prefetch, it has two versions, chosen once:
