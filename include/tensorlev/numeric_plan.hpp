@@ -14,8 +14,10 @@
 /// pattern). A trusted run also adds the products of consecutive
 /// identical rows of B in one pass over their columns, from a table of
 /// those rows built on the first trusted run over a pattern (the kernel's
-/// jammed innermost loop). docs/design.md, "numeric_plan" and "Jammed
-/// rows".
+/// jammed innermost loop), or, where the products are few per output entry,
+/// adds each product straight into the output's values at the slot a table
+/// recorded by the first trusted run gives (no workspace row). docs/design.md,
+/// "numeric_plan", "Jammed rows" and "Slot tables".
 ///
 ///     C(i, j) = A(i, k) * B(k, j);                  // assemble the pattern
 ///     tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
@@ -158,6 +160,7 @@ class numeric_plan {
     trusted_ = trust;
     if (!trust) {
       tables_ = cg::numeric_tables{};  // built again on the next trusted run
+      if (!slots_on_) tables_.slots.state = 2;
       // Copied after the checked run: a throw above keeps the old copy.
       std::vector<std::byte> copy;
       have_ = detail::for_each_operand_pattern(ops, [&](const void* p, std::size_t n) {
@@ -178,6 +181,25 @@ class numeric_plan {
   [[nodiscard]] bool holds_patterns() const noexcept { return have_; }
   /// The bytes of the copy.
   [[nodiscard]] std::size_t pattern_bytes() const noexcept { return copy_.size(); }
+  /// Whether trusted runs may record and use the slot table (on by
+  /// default; off: the memory it takes is not spent, and trusted runs add
+  /// through the workspace row as before, with the jammed loop where it
+  /// pays).
+  void use_slot_table(bool on) {
+    slots_on_ = on;
+    if (!on) {
+      tables_.slots = cg::slot_table{};
+      tables_.slots.state = 2;
+    } else if (tables_.slots.state == 2) {
+      tables_.slots.state = 0;  // recorded (or ruled out again) by the next trusted run
+    }
+  }
+  /// The bytes of the slot table the trusted runs add through (0: none:
+  /// not recorded yet, or not used for these patterns).
+  [[nodiscard]] std::size_t slot_table_bytes() const noexcept {
+    const auto& t = tables_.slots;
+    return t.state == 1 ? t.slots.size() * sizeof(t.slots[0]) + t.first.size() * sizeof(t.first[0]) : 0;
+  }
 
  private:
   template <class Ops>
@@ -198,6 +220,7 @@ class numeric_plan {
   cg::numeric_tables tables_;
   bool have_ = false;
   bool trusted_ = false;
+  bool slots_on_ = true;
 };
 
 }  // namespace tensorlev

@@ -16,7 +16,8 @@
 // index types; 2 blocked DIA. As one, clang's ASan build took 17 GB and 6
 // minutes, and CI's two compile jobs ran out of 24 GB. Each part is built
 // twice: with TENSORLEV_BLOCK_LOCALS as the compiler has it, and flipped
-// (the _locals targets), so that GCC's builds run the clang default too.
+// (the _locals targets), so that each compiler's build runs both forms
+// (CI's sanitized build is clang's: it runs GCC's form there).
 #ifndef TL_PART
 #define TL_PART 0
 #endif

@@ -13,6 +13,7 @@
 // exactly, and shown to be what the trusted loop reads; a pattern change
 // that breaks a run of identical rows with every array's length kept.
 #include "common.hpp"
+#include "small_products.hpp"
 
 namespace {
 using namespace tltest;
@@ -77,7 +78,8 @@ std::vector<double> reference(shape sh, const std::vector<double>& a, const std:
 }
 
 template <shape Sh, class FC, class FA, class FB>
-std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size_t chunks, std::mt19937_64& rng) {
+std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size_t chunks, std::mt19937_64& rng,
+                     bool slots) {
   // A and B over the same nodes, each with its own edges and drops.
   const std::vector<int> first = draw_nodes(nodes, max_dof, rng);
   const node_matrix ma = make_nodes(first, edge, drop, rng);
@@ -92,7 +94,8 @@ std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size
   const std::string what = std::string(fname<FA>()) + " x " + fname<FB>() + " -> " + fname<FC>() + " n " +
                            std::to_string(n) + " (" + std::to_string(nodes) + " nodes, up to " +
                            std::to_string(max_dof) + " each, drop " + std::to_string(drop) + ")" +
-                           (chunks ? " in " + std::to_string(chunks) + " chunks" : "") + " shape " +
+                           (chunks ? " in " + std::to_string(chunks) + " chunks" : "") +
+                           (slots ? " (slot table allowed)" : "") + " shape " +
                            std::to_string(static_cast<int>(Sh));
   auto e = [&] {
     if constexpr (Sh == shape::product) return A(i, k) * B(k, j);
@@ -105,6 +108,9 @@ std::size_t jam_case(int nodes, int max_dof, double edge, double drop, std::size
   C(i, j) = e;
   std::size_t bad = mismatches(C, ref(), what + ", assembled");
   tensorlev::numeric_plan plan(C(i, j), e);
+  // slots: the trusted runs through the slot table where its rule keeps
+  // one, else the jammed loop (the table off).
+  plan.use_slot_table(slots);
   const auto run_plan = [&] {
     if (chunks == 0)
       plan.run();
@@ -134,10 +140,12 @@ template <shape Sh, class FC, class FA, class FB>
 std::size_t sweep(std::mt19937_64& rng) {
   std::size_t bad = 0;
   for (const std::size_t chunks : {std::size_t{0}, std::size_t{3}}) {
-    for (const int nodes : {0, 1, 2, 5})
-      for (const int dof : {1, 3, 6}) bad += jam_case<Sh, FC, FA, FB>(nodes, dof, 0.6, 0.0, chunks, rng);
-    for (const double drop : {0.0, 0.05, 0.3})
-      for (const int dof : {2, 4, 6}) bad += jam_case<Sh, FC, FA, FB>(30, dof, 0.15, drop, chunks, rng);
+    for (const bool slots : {false, true}) {
+      for (const int nodes : {0, 1, 2, 5})
+        for (const int dof : {1, 3, 6}) bad += jam_case<Sh, FC, FA, FB>(nodes, dof, 0.6, 0.0, chunks, rng, slots);
+      for (const double drop : {0.0, 0.05, 0.3})
+        for (const int dof : {2, 4, 6}) bad += jam_case<Sh, FC, FA, FB>(30, dof, 0.15, drop, chunks, rng, slots);
+    }
   }
   return bad;
 }
@@ -213,26 +221,6 @@ TEST(JammedRows, Plan) {
   SUCCEED();
 }
 
-tensor<double, csr> square(int n, std::vector<int> coords, double scale = 1.0) {
-  std::vector<double> vals;
-  for (std::size_t x = 0; x < coords.size() / 2; ++x) vals.push_back(scale * (1.0 + static_cast<double>(x)));
-  return pack<csr>(coordinate_list<double, int>({n, n}, std::move(coords), std::move(vals)));
-}
-
-// The dense row-major product of A (m x n) and B (n x p), from their dense
-// expansions.
-template <class TA, class TB>
-std::vector<double> dense_product(const TA& A, const TB& B, int m, int n, int p) {
-  const auto a = to_dense(A), b = to_dense(B);
-  std::vector<double> r(static_cast<std::size_t>(m) * static_cast<std::size_t>(p), 0.0);
-  for (int x = 0; x < m; ++x)
-    for (int col = 0; col < p; ++col)
-      for (int q = 0; q < n; ++q)
-        r[static_cast<std::size_t>(x * p + col)] +=
-            a[static_cast<std::size_t>(x * n + q)] * b[static_cast<std::size_t>(q * p + col)];
-  return r;
-}
-
 // The table: for each row, how many rows from it on hold the same columns
 // (rows 0-2 equal, 3 alone, 4 and 5 empty, 6 like 3 but not next to it);
 // the jam pays where the repeated rows hold an eighth of the entries or
@@ -244,6 +232,7 @@ TEST(JammedRows, Table) {
   tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({7, 7}));
   C(i, j) = A(i, k) * B(k, j);
   cg::numeric_tables tables;
+  tables.slots.state = 2;  // the jam's table alone (no slot table)
   gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, false, &tables);
   EXPECT_FALSE(tables.built);  // only trusted runs read it
   gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &tables);
@@ -261,6 +250,7 @@ TEST(JammedRows, Table) {
   tensor<double, csr> CL = pack<csr>(coordinate_list<double, int>({300, 300}));
   CL(i, j) = D(i, k) * L(k, j);
   cg::numeric_tables long_run;
+  long_run.slots.state = 2;  // the jam's table alone (no slot table)
   gemm::run_numeric(CL(i, j), D(i, k) * L(k, j), tensorlev::serial, true, &long_run);
   ASSERT_EQ(long_run.jam_span.size(), 300u);
   EXPECT_EQ(long_run.jam_span[0], 45);
@@ -273,6 +263,7 @@ TEST(JammedRows, Table) {
   tensor<double, csr> CE = pack<csr>(coordinate_list<double, int>({7, 7}));
   CE(i, j) = A(i, k) * E(k, j);
   tables = {};
+  tables.slots.state = 2;
   gemm::run_numeric(CE(i, j), A(i, k) * E(k, j), tensorlev::serial, true, &tables);
   EXPECT_TRUE(tables.built);
   EXPECT_FALSE(tables.jam);
@@ -288,6 +279,7 @@ TEST(JammedRows, TrustedLoopReadsTheTable) {
   const tensor<double, csr> B = square(3, {0, 2, 1, 1});
   tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({3, 3}, {0, 1, 0, 2}, {0.0, 0.0}));
   cg::numeric_tables honest;
+  honest.slots.state = 2;  // the jam's table alone (no slot table)
   gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &honest);
   EXPECT_EQ(honest.jam_span, (std::vector<std::uint8_t>{1, 1, 1}));
   EXPECT_FALSE(honest.jam);
@@ -295,6 +287,7 @@ TEST(JammedRows, TrustedLoopReadsTheTable) {
   EXPECT_EQ(c[1], 2.0 * 2.0);  // A(0,1) * B(1,1)
   EXPECT_EQ(c[2], 1.0 * 1.0);  // A(0,0) * B(0,2)
   cg::numeric_tables wrong;
+  wrong.slots.state = 2;  // the jam's table alone (no slot table)
   wrong.jam_span = {2, 1, 1};
   wrong.built = true;
   wrong.jam = true;
@@ -309,28 +302,38 @@ TEST(JammedRows, TrustedLoopReadsTheTable) {
 // second column moves. The plan checks again, drops the table and builds
 // a new one on its next trusted run; a stale table would add row 1's
 // products at row 0's columns.
+// With the slot table allowed, the same for it: a stale one would add row
+// 1's moved product at its old slot.
 TEST(JammedRows, PatternChangeRebuildsTheTable) {
-  const tensor<double, csr> A = square(4, {0, 0, 0, 1, 1, 0, 1, 1, 2, 2, 3, 3});
-  tensor<double, csr> B = square(4, {0, 0, 0, 2, 1, 0, 1, 2, 2, 2, 3, 3});
-  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({4, 4}));
-  // C's pattern: rows 0 and 1 at every column either B reaches.
-  C(i, j) = A(i, k) * square(4, {0, 0, 0, 2, 0, 3, 1, 0, 1, 2, 1, 3, 2, 2, 3, 3})(k, j);
-  const auto reference = [&] { return dense_product(A, B, 4, 4, 4); };
-  tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
-  plan.run();
-  EXPECT_FALSE(plan.trusted());
-  std::size_t bad = mismatches(C, reference(), "first run");
-  plan.run();
-  EXPECT_TRUE(plan.trusted());
-  bad += mismatches(C, reference(), "trusted, rows 0 and 1 jammed");
-  B = square(4, {0, 0, 0, 2, 1, 0, 1, 3, 2, 2, 3, 3}, 2.0);
-  plan.run();
-  EXPECT_FALSE(plan.trusted());
-  bad += mismatches(C, reference(), "B's row 1 changed: checked");
-  plan.run();
-  EXPECT_TRUE(plan.trusted());
-  bad += mismatches(C, reference(), "B's row 1 changed: trusted, a new table");
-  EXPECT_EQ(bad, 0u);
+  for (const bool slots : {false, true}) {
+    const tensor<double, csr> A = square(4, {0, 0, 0, 1, 1, 0, 1, 1, 2, 2, 3, 3});
+    tensor<double, csr> B = square(4, {0, 0, 0, 2, 1, 0, 1, 2, 2, 2, 3, 3});
+    tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({4, 4}));
+    // C's pattern: rows 0 and 1 at every column either B reaches.
+    C(i, j) = A(i, k) * square(4, {0, 0, 0, 2, 0, 3, 1, 0, 1, 2, 1, 3, 2, 2, 3, 3})(k, j);
+    const auto reference = [&] { return dense_product(A, B, 4, 4, 4); };
+    tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
+    plan.use_slot_table(slots);
+    plan.run();
+    EXPECT_FALSE(plan.trusted());
+    std::size_t bad = mismatches(C, reference(), "first run");
+    plan.run();
+    EXPECT_TRUE(plan.trusted());
+    bad += mismatches(C, reference(), "trusted, rows 0 and 1 jammed");
+    B = square(4, {0, 0, 0, 2, 1, 0, 1, 3, 2, 2, 3, 3}, 2.0);
+    plan.run();
+    EXPECT_FALSE(plan.trusted());
+    bad += mismatches(C, reference(), "B's row 1 changed: checked");
+    plan.run();
+    EXPECT_TRUE(plan.trusted());
+    bad += mismatches(C, reference(), "B's row 1 changed: trusted, a new table");
+    for (double& v : B.values()) v -= 0.5;
+    plan.run();  // (through the slot table when allowed)
+    EXPECT_TRUE(plan.trusted());
+    EXPECT_EQ(plan.slot_table_bytes() != 0, slots);
+    bad += mismatches(C, reference(), "B's row 1 changed: trusted again");
+    EXPECT_EQ(bad, 0u) << "slot table allowed: " << slots;
+  }
 }
 
 // The same made-up table into unsorted rows (position marks: the trusted
@@ -340,6 +343,7 @@ TEST(JammedRows, TrustedLoopReadsTheTableUnsortedRows) {
   const tensor<double, csr> B = square(3, {0, 2, 1, 1});
   tensor<double, csr_unsorted> C = pack<csr_unsorted>(coordinate_list<double, int>({3, 3}, {0, 1, 0, 2}, {0.0, 0.0}));
   cg::numeric_tables wrong;
+  wrong.slots.state = 2;  // the jam's table alone (no slot table)
   wrong.jam_span = {2, 1, 1};
   wrong.built = true;
   wrong.jam = true;
@@ -348,6 +352,7 @@ TEST(JammedRows, TrustedLoopReadsTheTableUnsortedRows) {
   EXPECT_EQ(c[1], 0.0);
   EXPECT_EQ(c[2], 1.0 + 2.0 * 2.0);
   cg::numeric_tables honest;
+  honest.slots.state = 2;  // the jam's table alone (no slot table)
   gemm_u::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &honest);
   const std::vector<double> h = to_dense(C);
   EXPECT_EQ(h[1], 4.0);
@@ -367,6 +372,7 @@ TEST(JammedRows, TableRuleAtTheEdge) {
     tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({rows, rows}));
     C(i, j) = A(i, k) * B(k, j);
     cg::numeric_tables t;
+    t.slots.state = 2;  // the jam's table alone (no slot table)
     gemm::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &t);
     EXPECT_EQ(t.jam, rows == 8) << rows << " entries";
   }
@@ -397,6 +403,7 @@ TEST(JammedRows, UnsortedOperandRows) {
   EXPECT_TRUE(plan.trusted());
   bad += mismatches(C, reference(), "trusted");
   cg::numeric_tables t;
+  t.slots.state = 2;  // the jam's table alone (no slot table)
   gemm_a::run_numeric(C(i, j), A(i, k) * B(k, j), tensorlev::serial, true, &t);
   EXPECT_TRUE(t.jam);
   EXPECT_EQ(t.jam_span, (std::vector<std::uint8_t>{1, 2, 1, 2, 1}));  // (rows 1 and 2 empty, alike)

@@ -92,6 +92,9 @@ std::vector<double> reference(const operands<FA, FB>& o, int m, int n, int p) {
 template <class F, class... G>
 constexpr bool one_of = (std::is_same_v<F, G> || ...);
 
+// Cases whose numeric_plan added through a slot table (its third run).
+std::size_t slot_table_cases = 0;
+
 template <shape Sh, class FC, class FA, class FB>
 std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t chunks, std::mt19937_64& rng) {
   operands<FA, FB> o{random_operand<FA>(std::array<int, 2>{m, n}, fill, rng),
@@ -165,6 +168,22 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
         ADD_FAILURE() << what << ": numeric_plan's second run trusted " << plan.trusted() << ", holds patterns "
                       << plan.holds_patterns() << " (expected " << copies << ")";
       }
+      // The second run recorded the slot table where the products are few
+      // enough per entry; the third adds through it (docs/design.md, "Slot
+      // tables"), with A's values changed again.
+      for (double& v : o.a.t.values()) v = 1.5 - v;
+      o.a.d = to_dense(o.a.t);
+      for (double& v : o.q.t.values()) v = v - 0.75;
+      o.q.d = to_dense(o.q.t);
+      run_plan();
+      bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, third run");
+      if (plan.trusted() != copies) ++bad, ADD_FAILURE() << what << ": numeric_plan's third run not trusted";
+      if (plan.slot_table_bytes() != 0) ++slot_table_cases;
+      // The table off: the same values through the workspace row.
+      plan.use_slot_table(false);
+      run_plan();
+      if (plan.slot_table_bytes() != 0) ++bad, ADD_FAILURE() << what << ": a slot table after use_slot_table(false)";
+      bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, without the slot table");
     }
   }
   return bad;
@@ -208,6 +227,8 @@ TEST(LeafLoop, ProductOperandFormats) {
   bad += sweep<shape::product, csr, dense_row_major, dcsr>(rng);
   bad += sweep<shape::product, csr, csr, hash_rows>(rng);  // another plan
   EXPECT_EQ(bad, 0u);
+  // Some plans added through a slot table (sorted and unsorted rows, CSC).
+  EXPECT_GT(slot_table_cases, 0u);
 }
 
 // The precompute depth is the innermost loop of a row-wise sum: each term

@@ -162,6 +162,13 @@ std::size_t numeric_case(int m, int n, int p, double f, bool chunked, std::mt199
   run_plan();
   bad += mismatches(C, reference(), what + ", numeric_plan trusted");
   if (!plan.trusted()) ++bad, ADD_FAILURE() << what << ": numeric_plan's second run was not trusted";
+  // The third run through the slot table the second recorded (where its
+  // rule kept one), with new values again.
+  revalue(A);
+  revalue(B);
+  run_plan();
+  bad += mismatches(C, reference(), what + ", numeric_plan trusted again");
+  if (!plan.trusted()) ++bad, ADD_FAILURE() << what << ": numeric_plan's third run was not trusted";
   if (stored_pattern(C) != pattern || C.values().data() != values)
     ++bad, ADD_FAILURE() << what << ": numeric_plan changed the pattern or the values array";
   return bad;

@@ -293,6 +293,10 @@ struct numeric_tables {
   std::vector<std::uint8_t> jam_span;
   bool built = false;
   bool jam = false;  // the jam pays (kernel::build_jam_runs' rule)
+  // Each product's slot in its row's pattern (docs/design.md, "Slot
+  // tables"), recorded on the first trusted run where the kernel's rows
+  // may take it (kernel::slot_rows); the jam is not used while it is.
+  slot_table slots;
 };
 
 // The output policy's innermost-loop cache (its `leaf`, where it has one).
@@ -364,7 +368,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
   // loop's plan.
   template <std::size_t Dp, mask_t Abs>
   static constexpr const loop_plan& plan =
-      base::template plan<Dp, Abs & ~(first_bit | trusted_bit | jam_bit | hoist_width_mask)>;
+      base::template plan<Dp, Abs & ~(first_bit | trusted_bit | jam_bit | slots_bit | record_bit | hoist_width_mask)>;
 
   // The innermost loop's context where the output keeps its row in locals
   // there (leaf_loop): that row, and the values of the operands bound
@@ -1126,13 +1130,17 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         if constexpr (leaf_loop<Dp, Abs>()) {
           leaf_ctx lc;
           cursor c = cs;
-          if (output::leaf_open(st, lc.out)) {
+          if (output::template leaf_open<leaf_mode(Abs)>(st, lc.out)) {
             read_invariant<leaf_invariant<Dp, Abs>()>(lc, st, cs, std::make_index_sequence<NA>{});
             c.lf = &lc;
             // A row the output trusts (numeric_plan) runs a loop of its
             // own, without the output's per-product check; instantiated
-            // only for outputs compute_numeric takes.
-            if constexpr (numeric_leaf) {
+            // only for outputs compute_numeric takes. A row through the
+            // slot table (slot_nest chose it: trusted) runs the loop of
+            // its own mode.
+            if constexpr ((Abs & (slots_bit | record_bit)) != 0) {
+              points(c, std::integral_constant<mask_t, Abs | trusted_bit>{});
+            } else if constexpr (numeric_leaf) {
               if (output::leaf_trusted(lc.out))
                 points(c, std::integral_constant<mask_t, Abs | trusted_bit>{});
               else
@@ -1140,7 +1148,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
             } else {
               points(c, as_is{});
             }
-            output::leaf_close(st, lc.out);
+            output::template leaf_close<leaf_mode(Abs)>(st, lc.out);
           } else {
             c.lf = nullptr;
             points(c, as_is{});
@@ -1432,7 +1440,8 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       jam_desc d;
       if (Pk.zero || Pj.zero || Pk.np != 1 || Pj.np != 1 || popcount32(Pk.pts[0]) != 1 || popcount32(Pj.pts[0]) != 1)
         return d;
-      if ((Abs & (hoist_bit | combine_bit | block_bit | lanes_found_bit | first_bit | trusted_bit)) != 0 ||
+      if ((Abs & (hoist_bit | combine_bit | block_bit | lanes_found_bit | first_bit | trusted_bit | slots_bit |
+                  record_bit)) != 0 ||
           O.hoist >= 0 || O.block >= 0 || O.scatter >= 0 || static_cast<int>(Dp) == O.ws_open ||
           static_cast<int>(Dp + 1) == O.ws_open || keep_var_val(Pk.var))
         return d;
@@ -1537,6 +1546,58 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
       span.clear();
       return false;
     }
+  }
+  // The innermost loop's output mode under Abs (output::leaf_emit): 0
+  // checked, 1 trusted, 2 through the slot table, 3 recording it.
+  static constexpr int leaf_mode(mask_t abs) {
+    if ((abs & record_bit) != 0) return 3;
+    if ((abs & slots_bit) != 0) return 2;
+    return (abs & trusted_bit) != 0 ? 1 : 0;
+  }
+  // Whether loop Dp opens the output's workspace row, and a numeric_plan's
+  // trusted row may take the slot table there (docs/design.md, "Slot
+  // tables"): the output adds each product through its leaf (the loop
+  // right below the row's loops is the innermost leaf loop: no hoisted,
+  // blocked or scattered products, which reach the row another way), on
+  // the host.
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr bool slot_rows() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    return false;
+#else
+    if constexpr (!numeric_leaf || !out_leaf) {
+      return false;
+    } else {
+      return static_cast<int>(Dp) == O.ws_open && Dp + 1 < O.n &&
+             (Abs & (hoist_bit | combine_bit | block_bit | first_bit | trusted_bit | jam_bit | slots_bit |
+                     record_bit)) == 0 &&
+             O.hoist < 0 && O.block < 0 && O.scatter < 0 && O.ra == 0 && D.ncomp == 0;
+    }
+#endif
+  }
+  // Whether the rows that open the output's workspace may take the slot
+  // table (slot_rows at the loop that opens them).
+  static constexpr bool slot_planned() {
+    if constexpr (O.ws_open >= 0)
+      return slot_rows<static_cast<std::size_t>(O.ws_open), 0>();
+    else
+      return false;
+  }
+  // Whether loop Dp under Abs, where it opens the output's rows, chooses
+  // the slot table's loops whenever the kernel plans them: the output opens
+  // a row for the table (open_numeric: no marks) on the plan's word alone,
+  // and the ordinary loops below such a row would add into an unmarked row.
+  template <std::size_t Dp, mask_t Abs>
+  static constexpr bool slot_rows_everywhere() {
+    if constexpr (static_cast<int>(Dp) == O.ws_open && slot_planned())
+      return slot_rows<Dp, Abs>();
+    else
+      return true;
+  }
+  // The loops below a slot row in their own instantiation (inner chose it).
+  template <std::size_t Dp, mask_t Abs>
+  [[gnu::noinline]] static void slot_nest(state& st, const cursor& cs, V& tgt) {
+    next_loop<Dp, Abs>(st, cs, tgt);
   }
   // Loop Dp in its jammed instantiation (inner chose it for a trusted row
   // with a table).
@@ -2034,9 +2095,14 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         V acc{};
         if constexpr (leaf_loop<Dp, Abs>()) {
           if (has_leaf(cs))
-            return output::template leaf_emit<(Abs & trusted_bit) != 0>(
-                cs.lf->out, i, eval_root<Abs, leaf_invariant<Dp, Abs>()>(st, cs));
+            return output::template leaf_emit<leaf_mode(Abs)>(cs.lf->out, i,
+                                                               eval_root<Abs, leaf_invariant<Dp, Abs>()>(st, cs));
         }
+        // A product that reached the row another way than the innermost
+        // loop's leaf: the slot table being recorded would miss it, so the
+        // plan drops the table (slot_rows rules these out at compile time;
+        // this keeps a case it did not foresee from a wrong result).
+        if constexpr ((Abs & record_bit) != 0) output::record_miss(st);
         if constexpr (Dp + 1 == O.n) {
           acc = eval_root<Abs>(st, cs);
         } else {
@@ -2050,6 +2116,9 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           to_output(st, cs, acc);
       } else {
         output::template before_inner<Dp>(st, cs);
+        static_assert(slot_rows_everywhere<Dp, Abs>(),
+                      "tensorlev internal: a loop that opens the output's rows does not take the slot table's "
+                      "branch although the kernel plans slot rows (kernel::slot_rows)");
         if constexpr ((Abs & hoist_bit) != 0 && static_cast<int>(Dp) == O.hoist) {
           // The fibre's first entry stores into the workspace t (hoisted).
           if constexpr (hoist_width(Abs) != 0) {
@@ -2071,6 +2140,29 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
           } else {
             st.hoist_any = true;
             next_loop<Dp + 1, Abs | first_bit>(st, cs, tgt);
+          }
+        } else if constexpr (slot_rows<Dp, Abs>()) {
+          // (The output opened the row for the table where the kernel plans
+          // slot rows at all, before_inner above: every loop that opens rows
+          // must then take this branch; slot_rows_everywhere.)
+          // A trusted row with the plan's slot table (or recording it) runs
+          // the loops below in an instantiation of their own, out of line
+          // (slot_nest), chosen here per row like the jammed loop below.
+          switch (output::slot_mode(st)) {
+            case 1:
+              slot_nest<Dp + 1, Abs | slots_bit>(st, cs, tgt);
+              break;
+            case 2:
+              slot_nest<Dp + 1, Abs | record_bit>(st, cs, tgt);
+              break;
+            default:
+              if constexpr (jam_loop<Dp + 1, Abs>()) {  // as below
+                if (output::jam_span(st) != nullptr) {
+                  jam_nest<Dp + 1, Abs>(st, cs, tgt);
+                  break;
+                }
+              }
+              next_loop<Dp + 1, Abs>(st, cs, tgt);
           }
         } else if constexpr (jam_loop<Dp + 1, Abs>()) {
           // A trusted row with a table of identical innermost segments
@@ -2532,8 +2624,12 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         state st = make_state(out, e);
         detail::count_kernel();
         const std::uint8_t* span = nullptr;
+        slot_table* slots = nullptr;
+        if constexpr (slot_planned()) {
+          if (trusted && tables != nullptr && tables->slots.state != 2) slots = &tables->slots;
+        }
         if constexpr (jam_target.ok) {
-          if (trusted && tables != nullptr) {
+          if (trusted && tables != nullptr && slots == nullptr) {
             if (!tables->built) {
               tables->jam = build_jam_runs(st, tables->jam_span);
               tables->built = true;
@@ -2543,7 +2639,7 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
         } else {
           (void)tables;
         }
-        output::template run_numeric<kernel>(st, root_cursor(), ex, trusted, span);
+        output::template run_numeric<kernel>(st, root_cursor(), ex, trusted, span, slots);
       }
     }
   }

@@ -411,6 +411,14 @@ inline constexpr mask_t trusted_bit = mask_t{1} << 58;
 // call, whose inlining there stays as it was (masked out of the plan
 // lookup like trusted_bit).
 inline constexpr mask_t jam_bit = mask_t{1} << 55;
+// A numeric_plan's trusted row that adds through the plan's slot table
+// (slots_bit: each product at the slot the table gives, in the output's
+// values) or records it (record_bit: the first trusted run over a
+// pattern): the loops from the row's opening down, an instantiation of
+// their own chosen per row (kernel::slot_nest; docs/design.md, "Slot
+// tables"). Masked out of the plan lookup like trusted_bit.
+inline constexpr mask_t slots_bit = mask_t{1} << 54;
+inline constexpr mask_t record_bit = mask_t{1} << 53;
 // Whether level l may miss (report a position or coordinate not found)
 // in the loops of absent set abs.
 constexpr bool may_miss(const level_desc& l, mask_t abs) {

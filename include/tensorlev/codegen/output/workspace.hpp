@@ -84,6 +84,16 @@ Row& kept_ws_row() {
 
 namespace tensorlev::cg {
 
+/// numeric_plan's slot table (docs/design.md, "Slot tables"): for every
+/// product of a trusted run, in the order the loops reach them, its slot in
+/// its row's pattern; each row's first product at first[row]. state: 0 not
+/// recorded yet, 1 recorded, 2 not used for these patterns.
+struct slot_table {
+  std::vector<std::uint16_t> slots;
+  std::vector<std::uint64_t> first;
+  int state = 0;
+};
+
 // Device form, step 2: a row's slots from its products a[r] (see the
 // file's comment), in place.
 struct ws_slots_fn {
@@ -238,6 +248,25 @@ struct workspace_output : append_output<S> {
     // numeric_plan's table of identical innermost segments (kernel::jam_scan;
     // null: none), for trusted runs.
     const std::uint8_t* nspan = nullptr;
+    // numeric_plan's slot table (docs/design.md, "Slot tables"): nslot_mode
+    // 1 adds each product of a trusted row at the slot of the row's
+    // pattern the table gives, straight into the output's values (nrowv:
+    // the row's first value; nslot: the row's next slot), 2 records the
+    // slots (into nrec, each row's first at nrec_first[parent]; nslotmap:
+    // the column's slot in a sorted row); nrec_bad: the table cannot be
+    // recorded (too large, a row too long for a slot, a product not through
+    // the leaf), the rest of the run goes on trusted without it.
+    int nslot_mode = 0;
+    bool nslot_row = false;  // the current row runs through the table
+    const std::uint16_t* nslots = nullptr;
+    const std::uint64_t* nslot_first = nullptr;
+    const std::uint16_t* nslot = nullptr;
+    V* nrowv = nullptr;
+    std::vector<std::uint16_t>* nrec = nullptr;
+    std::uint64_t* nrec_first = nullptr;
+    std::size_t nrec_cap = 0;
+    std::uint16_t* nslotmap = nullptr;
+    bool nrec_bad = false;
     // The device form: the phase, each row's products (bound), each row's
     // first slot in the arena (accumulate; row r has tab[r + 1] - tab[r]
     // slots), the slots' coordinates plus one (0: empty) and values, and
@@ -368,22 +397,59 @@ struct workspace_output : append_output<S> {
     std::size_t nt;
     bool trusted;
   };
-  using leaf = std::conditional_t<marks_positions, leaf_positions, leaf_dense>;
-  template <class St>
+  using leaf_marks = std::conditional_t<marks_positions, leaf_positions, leaf_dense>;
+  // The slot table's modes (kernel::leaf_mode 2 and 3) add these.
+  struct leaf_slots : leaf_marks {
+    // (Set by leaf_open in those modes only: no initializers, which would
+    // add stores to every other mode's loop entry.)
+    const std::uint16_t* slot;        // mode 2: the next product's slot
+    V* rowv;                          // mode 2: the row's values
+    std::vector<std::uint16_t>* rec;  // mode 3: the table recorded
+    const std::uint16_t* slotmap;     // mode 3, sorted rows: a column's slot
+  };
+  using leaf = leaf_slots;
+  template <int Mode = 0, class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static bool leaf_open(St& st, leaf& l) {
     if constexpr (device_builds) {
       if (st.out.dph != dphase::none) return false;
     }
     const bool trusted = st.out.ntrusted && st.out.nopen;
     if constexpr (marks_positions)
-      l = leaf{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base, trusted};
+      static_cast<leaf_marks&>(l) =
+          leaf_marks{st.out.where, st.out.rv, st.out.touched, st.out.ntouched, *st.out.base, trusted};
     else
-      l = leaf{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched, trusted};
+      static_cast<leaf_marks&>(l) = leaf_marks{st.out.mark, st.out.ws, st.out.touched, st.out.ntouched, trusted};
+    if constexpr (Mode == 2) {
+      l.slot = st.out.nslot;
+      l.rowv = st.out.nrowv;
+    } else if constexpr (Mode == 3) {
+      l.rec = st.out.nrec;
+      l.slotmap = st.out.nslotmap;
+    }
     return true;
   }
-  template <class St>
+  template <int Mode = 0, class St>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_close(St& st, const leaf& l) {
     st.out.ntouched = l.nt;
+    if constexpr (Mode == 2) st.out.nslot = l.slot;
+  }
+  // The slot table's mode for the row just opened (kernel::slot_nest): 1
+  // through the table, 2 recording it, 0 neither (the row is not trusted,
+  // or the table is not there).
+  template <class St>
+  TENSORLEV_ALWAYS_INLINE static int slot_mode(const St& st) {
+    if constexpr (device_builds) {
+      if (st.out.dph != dphase::none) return 0;
+    }
+    if (!st.out.ntrusted || !st.out.nopen) return 0;
+    if (st.out.nslot_mode == 1) return 1;
+    return st.out.nslot_mode == 2 && !st.out.nrec_bad ? 2 : 0;
+  }
+  // A product of a row being recorded reached it another way than the
+  // leaf (kernel::inner): the table would miss it.
+  template <class St>
+  static void record_miss(St& st) {
+    st.out.nrec_bad = true;
   }
   // The table of identical innermost segments where the current row runs
   // trusted on the host (kernel::jam_scan), else null.
@@ -397,8 +463,23 @@ struct workspace_output : append_output<S> {
   // Whether the row's loop runs trusted (kernel: leaf_emit<true> in a loop
   // of its own).
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static bool leaf_trusted(const leaf& l) { return l.trusted; }
-  template <bool Trusted>
+  template <int Mode>
   TENSORLEV_ALWAYS_INLINE TENSORLEV_HOST_DEVICE static void leaf_emit(leaf& l, I c, const V& value) {
+    constexpr bool Trusted = Mode != 0;
+    // A row through the slot table adds at the slot it gives, in the
+    // output's values; one recording it records the column's slot, then
+    // adds as a trusted row (docs/design.md, "Slot tables").
+    if constexpr (Mode == 2) {
+      (void)c;
+      l.rowv[*l.slot++] += value;
+      return;
+    } else if constexpr (Mode == 3) {
+      const auto x = static_cast<std::size_t>(c);
+      if constexpr (marks_positions)
+        l.rec->push_back(static_cast<std::uint16_t>(l.where[x] - l.b));
+      else
+        l.rec->push_back(l.slotmap[x]);
+    }
     // A trusted row (numeric_plan) adds where its pattern put the column:
     // the dense row without loading the column's mark or branching on it,
     // position marks through the column's slot without the branch
@@ -648,6 +729,16 @@ struct workspace_output : append_output<S> {
   template <class St>
   static void open_numeric(St& st, I parent) {
     const auto [crd, b, e] = pattern_segment(st, parent);
+    if (st.out.nslot_mode == 1 && st.out.ntrusted) {
+      // Through the slot table: the row's values start at zero and the
+      // products add at the slots the table gives (no marks).
+      for (std::size_t q = b; q < e; ++q) st.out.nvals[q] = V{};
+      st.out.nrowv = st.out.nvals + b;
+      st.out.nslot = st.out.nslots + st.out.nslot_first[static_cast<std::size_t>(parent)];
+      st.out.nslot_row = true;
+      st.out.nopen = true;
+      return;
+    }
     // A corrupt pattern row (longer than the row, a column out of it or
     // named twice) is left unmarked (and its marks so far cleared); the
     // row's products then build it as usual and flush_numeric reports it.
@@ -680,6 +771,19 @@ struct workspace_output : append_output<S> {
       }
     }
     st.out.nopen = true;
+    if (st.out.nslot_mode == 2 && st.out.ntrusted && !st.out.nrec_bad) {
+      // Recording the slot table: the row's first slot, and in a sorted row
+      // each column's slot. A row too long for a 16-bit slot, or a table
+      // past its cap (the output's values' bytes), ends the recording.
+      if (e - b > std::size_t{65536} || st.out.nrec->size() > st.out.nrec_cap) {
+        st.out.nrec_bad = true;
+        return;
+      }
+      st.out.nrec_first[static_cast<std::size_t>(parent)] = st.out.nrec->size();
+      if constexpr (!marks_positions)
+        for (std::size_t q = b; q < e; ++q)
+          st.out.nslotmap[static_cast<std::size_t>(crd[q])] = static_cast<std::uint16_t>(q - b);
+    }
   }
   // The row's values to the positions of its coordinates in the pattern:
   // the row must be marked (open_numeric) and no product may lie outside
@@ -689,6 +793,10 @@ struct workspace_output : append_output<S> {
   static void flush_numeric(St& st, I parent) {
     const auto [crd, b, e] = pattern_segment(st, parent);
     st.out.nchecked += e - b;
+    if (st.out.nslot_row) {  // written in place through the slot table
+      st.out.nslot_row = false;
+      return;
+    }
     if constexpr (marks_positions) {
       // The pattern's columns hold slots 0, ..., e - b - 1 in its order.
       const bool same = st.out.nopen && st.out.ntouched == e - b;
@@ -739,7 +847,8 @@ struct workspace_output : append_output<S> {
   // values written where the pattern puts them; then an error naming the
   // first row whose product differs from the pattern.
   template <class K, class St, class Cs>
-  static void run_numeric(St& st, const Cs& cs, const executor& ex, bool trusted, const std::uint8_t* span = nullptr)
+  static void run_numeric(St& st, const Cs& cs, const executor& ex, bool trusted, const std::uint8_t* span = nullptr,
+                          slot_table* slots = nullptr)
     requires keeps_patterns
   {
     auto* o = std::get<0>(st.ops);
@@ -770,13 +879,37 @@ struct workspace_output : append_output<S> {
     st.out.nlen = row_length(st);
     st.out.ntrusted = trusted;
     st.out.nspan = trusted ? span : nullptr;
+    // The slot table (the kernel passes it where its rows may take it, for
+    // a trusted run): through it once recorded; recorded on one thread by
+    // the first trusted run (rows in any order: each row's first slot is
+    // kept by row).
+    std::vector<std::uint16_t> slotmap;
+    const bool recording = trusted && slots != nullptr && slots->state == 0;
+    if (trusted && slots != nullptr && slots->state == 1) {
+      st.out.nslot_mode = 1;
+      st.out.nslots = slots->slots.data();
+      st.out.nslot_first = slots->first.data();
+    } else if (recording) {
+      st.out.nslot_mode = 2;
+      slots->slots.clear();
+      slots->first.assign(static_cast<std::size_t>(parent_size), 0);
+      st.out.nrec = &slots->slots;
+      st.out.nrec_first = slots->first.data();
+      // At most the output's values' bytes (a product's slot is 2 bytes).
+      st.out.nrec_cap = o->values().size() * sizeof(V) / sizeof(std::uint16_t);
+      if constexpr (!marks_positions) {
+        slotmap.assign(st.out.nlen, 0);
+        st.out.nslotmap = slotmap.data();
+      }
+      st.out.nrec_bad = false;
+    }
     std::size_t bad = 0, covered = 0;
     I first_bad = I(0);
     auto run_rows = [&] {
       bad = 0, covered = 0, first_bad = I(0);
       bool chunked = false;
       if constexpr (base::par == par_kind::append) {
-        if (ex.parallel()) {
+        if (ex.parallel() && !recording) {
           chunked = true;
           const auto bounds = K::chunk_bounds(st, cs);
           const std::size_t n = bounds.empty() ? 0 : bounds.size() - 1;
@@ -822,8 +955,16 @@ struct workspace_output : append_output<S> {
     // product's).
     if (bad == 0 && covered != lvl.crd().size()) {
       for (V& v : o->values()) v = V{};
+      st.out.nrec_bad = true;  // (the rows would be recorded twice)
       run_rows();
     }
+    if (recording) {
+      // (The cap again: the last rows' products came after the last check.)
+      const bool kept = bad == 0 && !st.out.nrec_bad && slots->slots.size() <= st.out.nrec_cap;
+      slots->state = kept ? 1 : 2;
+      if (!kept) slots->slots = {}, slots->first = {};
+    }
+    st.out.nslot_mode = 0;
     if (bad != 0)
       throw error(detail::message() << "tensorlev: compute_numeric: the product has entries outside the output's "
                                        "pattern in "
