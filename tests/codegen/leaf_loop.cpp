@@ -16,6 +16,8 @@
 // precompute depth: each term runs its own loops under the context
 // (unsorted operands merged without copies; before the fix the context
 // bypassed the split, which no longer compiled there).
+#include <map>
+
 #include "common.hpp"
 
 namespace {
@@ -92,8 +94,9 @@ std::vector<double> reference(const operands<FA, FB>& o, int m, int n, int p) {
 template <class F, class... G>
 constexpr bool one_of = (std::is_same_v<F, G> || ...);
 
-// Cases whose numeric_plan added through a slot table (its third run).
-std::size_t slot_table_cases = 0;
+// Cases whose numeric_plan added through a slot table (its third run), by
+// output format.
+std::map<std::string, std::size_t> slot_table_cases;
 
 template <shape Sh, class FC, class FA, class FB>
 std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t chunks, std::mt19937_64& rng) {
@@ -123,9 +126,11 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
     run<Sh>(C, o, false, chunks);
     bad += mismatches(C, ref, what + ", recomputed");
     // (Products the workspace assembles: row-major operands with ordered
-    // rows; other operand formats take another plan.)
-    constexpr bool numeric = one_of<FC, csr, csr_unsorted> && one_of<FA, csr, coo, coo_aos, dcsr, dense_row_major> &&
-                             one_of<FB, csr, dcsr, coo>;
+    // rows, or all three in CSC (the workspace over columns); other operand
+    // formats take another plan.)
+    constexpr bool numeric = (one_of<FC, csr, csr_unsorted> && one_of<FA, csr, coo, coo_aos, dcsr, dense_row_major> &&
+                              one_of<FB, csr, dcsr, coo>) ||
+                             (one_of<FC, csc> && one_of<FA, csc> && one_of<FB, csc>);
     if constexpr (numeric && (Sh == shape::product || Sh == shape::scaled || Sh == shape::negated ||
                               Sh == shape::repeated)) {
       for (double& v : o.a.t.values()) v = 3.0 * v - 1.0;
@@ -178,7 +183,7 @@ std::size_t leaf_case(int m, int n, int p, double fill, bool add, std::size_t ch
       run_plan();
       bad += mismatches(C, reference<Sh>(o, m, n, p), what + ", numeric_plan, third run");
       if (plan.trusted() != copies) ++bad, ADD_FAILURE() << what << ": numeric_plan's third run not trusted";
-      if (plan.slot_table_bytes() != 0) ++slot_table_cases;
+      if (plan.slot_table_bytes() != 0) ++slot_table_cases[fname<FC>()];
       // The table off: the same values through the workspace row.
       plan.use_slot_table(false);
       run_plan();
@@ -227,8 +232,10 @@ TEST(LeafLoop, ProductOperandFormats) {
   bad += sweep<shape::product, csr, dense_row_major, dcsr>(rng);
   bad += sweep<shape::product, csr, csr, hash_rows>(rng);  // another plan
   EXPECT_EQ(bad, 0u);
-  // Some plans added through a slot table (sorted and unsorted rows, CSC).
-  EXPECT_GT(slot_table_cases, 0u);
+  // Some plans added through a slot table into each output: sorted and
+  // unsorted rows, CSC.
+  for (const std::string& f : {fname<csr>(), fname<csr_unsorted>(), fname<csc>()})
+    EXPECT_GT(slot_table_cases[f], 0u) << "no numeric_plan into " << f << " ran through a slot table";
 }
 
 // The precompute depth is the innermost loop of a row-wise sum: each term

@@ -254,6 +254,10 @@ TEST(Parallel, SpmmSddmmAndMixedTerms) {
   EXPECT_EQ(bad, 0u);
 }
 
+// numeric_plans (sparse_out_case into CSR) whose last runs went through a
+// slot table.
+std::size_t plans_through_slot_tables = 0;
+
 // Sparse outputs: CSR outputs assemble in parallel (count, scan, fill;
 // SpGEMM: chunk-local entries, a scan, a copy); the others run serially on
 // any executor. Every result equals the serial one in storage.
@@ -302,6 +306,19 @@ std::size_t sparse_out_case(std::array<int, 2> d, double fill, std::mt19937_64& 
     p_want(i, k) = A.t(i, j) * B.t(j, k);
     compute_numeric(test_executor(), p_got(i, k), A.t(i, j) * B.t(j, k));
     bad += differ_stored(p_got, p_want, "compute_numeric" + what);
+    // numeric_plan on the executor: checked (rows in chunks), trusted (the
+    // slot table recorded on one thread), then through the table (rows in
+    // chunks) where it was kept; B's values change before each run.
+    tensorlev::numeric_plan plan(p_got(i, k), A.t(i, j) * B.t(j, k));
+    for (int run = 0; run < 4; ++run) {
+      for (double& v : B.t.values()) v = run % 2 == 0 ? 2.0 - v : 0.5 * v;
+      p_want(i, k) = A.t(i, j) * B.t(j, k);
+      plan.run(test_executor());
+      bad += differ_stored(p_got, p_want, "numeric_plan, run " + std::to_string(run) + what);
+      if (plan.trusted() != (run > 0))
+        ++bad, ADD_FAILURE() << "numeric_plan, run " << run << what << ": trusted " << plan.trusted();
+    }
+    if (plan.slot_table_bytes() != 0) ++plans_through_slot_tables;
   }
   return bad;
 }
@@ -500,6 +517,7 @@ TEST(Parallel, SparseOutputs) {
   if (chunks_run() >= 0) {
     EXPECT_GT(chunks_run() - before, 1000) << "CSR outputs were not assembled in chunks";
   }
+  EXPECT_GT(plans_through_slot_tables, 0u) << "no numeric_plan on the executor ran through a slot table";
   const long before_assembled = chunks_run();
   for (const auto& d : shapes)
     for (double fill : {0.0, 0.1}) {

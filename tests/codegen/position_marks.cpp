@@ -5,13 +5,17 @@
 // one row late lets a mark wrap (stale marks read as valid: wrong sums or
 // writes past the row, which ASan reports); rows stay under 255
 // coordinates, what 8-bit marks can hold: SpGEMM, a sum through the
-// workspace, compute_numeric and a row-wise sum, serial and
+// workspace, compute_numeric, numeric_plan (its slot table recorded from
+// the marks) and a row-wise sum, serial and
 // chunked, against dense references, rows shorter and longer than the limit.
 #include "common.hpp"
 
 namespace {
 using namespace tltest;
 using namespace tensorlev::indices;
+
+// product_case's numeric_plans whose last runs went through a slot table.
+std::size_t plans_through_slot_tables = 0;
 
 template <class FA, class FB>
 std::size_t product_case(int m, int n, int p, double f, bool chunked, std::mt19937_64& rng) {
@@ -49,6 +53,21 @@ std::size_t product_case(int m, int n, int p, double f, bool chunked, std::mt199
   else
     compute_numeric(C(i, j), A.t(i, k) * B.t(k, j));
   bad += mismatches(C, reference(), what + ", compute_numeric");
+  // numeric_plan: checked, then trusted (the slot table recorded from the
+  // marks: a product's slot is its mark less the base, which restarts
+  // every few rows here), then through the table, B's values changed
+  // before each run.
+  tensorlev::numeric_plan plan(C(i, j), A.t(i, k) * B.t(k, j));
+  for (int run = 0; run < 4; ++run) {
+    for (double& x : B.t.values()) x = run % 2 == 0 ? 3.0 - x : 0.5 * x;
+    B.d = to_dense(B.t);
+    if (chunked)
+      plan.run(chunked_serial_executor{});
+    else
+      plan.run();
+    bad += mismatches(C, reference(), what + ", numeric_plan run " + std::to_string(run));
+  }
+  if (plan.slot_table_bytes() != 0) ++plans_through_slot_tables;
   return bad;
 }
 
@@ -63,6 +82,7 @@ TEST(PositionMarks, RestartsEveryFewRows) {
     bad += product_case<coo, dcsr>(80, 40, 25, 0.2, chunked, rng);
   }
   EXPECT_EQ(bad, 0u);
+  EXPECT_GT(plans_through_slot_tables, 0u) << "no numeric_plan ran through a slot table under narrow marks";
 }
 
 TEST(PositionMarks, SumThroughTheWorkspace) {

@@ -7,8 +7,12 @@
 // the output's values' bytes or a row is too long for a 16-bit slot), every
 // run against a dense reference; the trusted loop shown to read it (a
 // made-up table moves the values); sorted and unsorted rows, CSC, one
-// thread and chunks. leaf_loop.cpp, sparse_out.cpp and jammed_rows.cpp run
-// their plans' sweeps through it too.
+// thread and chunks; runs that throw part-way. leaf_loop.cpp,
+// sparse_out.cpp and jammed_rows.cpp run their plans' sweeps through it
+// too, parallel_cases.hpp on threads (Kokkos) and position_marks.cpp under
+// 8-bit marks.
+#include <stdexcept>
+
 #include "common.hpp"
 #include "small_products.hpp"
 
@@ -235,3 +239,66 @@ TEST(SlotTable, PatternChangeRecordsItAgain) {
 }
 
 }  // namespace
+
+// An executor that runs a run's first `after` chunks, then throws.
+class throwing_executor {
+ public:
+  explicit throwing_executor(std::size_t after) noexcept : after_(after) {}
+  // NOLINTNEXTLINE(google-explicit-constructor): converts where an executor is expected
+  operator tensorlev::executor() const noexcept { return tensorlev::executor(this, &run, 4); }
+
+ private:
+  static void run(const void* self, std::size_t n, tensorlev::executor::chunk_fn fn, void* ctx) {
+    const auto* me = static_cast<const throwing_executor*>(self);
+    for (std::size_t c = 0; c < n; ++c) {
+      if (c == me->after_) throw std::runtime_error("test executor: stopped");
+      fn(ctx, c);
+    }
+  }
+  std::size_t after_;
+};
+
+// A run that throws part-way (its executor stops after one chunk: some
+// rows written, the rest not) is not trusted, and the plan goes on: the
+// next run through the table is right in every row; after a pattern
+// change, a checked run that throws leaves neither the old patterns nor
+// the old table in use (the next run checks, the one after records a new
+// table).
+TEST(SlotTable, RunThatThrows) {
+  std::mt19937_64 rng(7303);
+  const int n = 200;
+  auto A = random_operand<csr>(std::array<int, 2>{n, n}, 0.03, rng).t;
+  auto B = random_operand<csr>(std::array<int, 2>{n, n}, 0.03, rng).t;
+  tensor<double, csr> C = pack<csr>(coordinate_list<double, int>({n, n}));
+  C(i, j) = A(i, k) * B(k, j);
+  tensorlev::numeric_plan plan(C(i, j), A(i, k) * B(k, j));
+  std::size_t bad = 0;
+  int step = 0;
+  const auto new_values = [&] {
+    for (double& v : B.values()) v = step % 2 == 0 ? 2.0 - v : 0.5 * v;
+    ++step;
+  };
+  const auto runs = [&](bool trusted, bool table, const std::string& what) {
+    new_values();
+    plan.run(tensorlev::chunked_serial_executor(3));
+    EXPECT_EQ(plan.trusted(), trusted) << what;
+    EXPECT_EQ(plan.slot_table_bytes() != 0, table) << what;
+    bad += mismatches(C, dense_product(A, B, n, n, n), what);
+  };
+  const auto throws = [&](const std::string& what) {
+    new_values();
+    EXPECT_THROW(plan.run(throwing_executor(1)), std::runtime_error) << what;
+    EXPECT_FALSE(plan.trusted()) << what;
+  };
+  runs(false, false, "checked");
+  runs(true, true, "recorded");
+  throws("through the table, thrown");
+  runs(true, true, "through the table after the throw");
+  B = random_operand<csr>(std::array<int, 2>{n, n}, 0.03, rng).t;
+  C(i, j) = A(i, k) * B(k, j);
+  throws("checked after a pattern change, thrown");
+  runs(false, false, "checked after the throw");
+  runs(true, true, "recorded again");
+  runs(true, true, "through the new table");
+  EXPECT_EQ(bad, 0u);
+}
