@@ -4,6 +4,7 @@
 //   spmv/<tensorlev|tensorlev_kokkos>/csr_long_rows/<matrix>   (CSR's arrays, split sums)
 //   spmv/<hand|tensorlev|tensorlev_kokkos>/<rows4|rows8>/<matrix>  (grouped_rows<4>, <8>)
 //   spmv/<hand|tensorlev|tensorlev_kokkos>/diab16/<matrix>  (blocked_dia<16>)
+//   spmv/<hand|tensorlev|tensorlev_kokkos>/dcsr/<matrix>  (DCSR: the rows that hold entries)
 //   spmv_once/<tensorlev_direct|tensorlev_convert>/coo/<matrix>
 //   stream/triad/<serial|kokkos>/n:<doubles>
 //
@@ -19,7 +20,10 @@
 // sell8s is SELL-8-sigma (sell_sigma<8, 256>: SELL-8 over the rows sorted by
 // length within windows of 256, the permutation stored). diab16 is blocked
 // DIA (blocked_dia<16>: blocks of 16 rows, the diagonals each block
-// touches, no column indices), also within max_padding.
+// touches, no column indices), also within max_padding. dcsr is DCSR (the
+// rows that hold entries, each with its columns): CSR's entries without
+// the empty rows' bounds, which tl-explore names on NotreDame_www, where
+// 58% of the rows are empty (bench/README.md, "Three whole-suite runs").
 // spmv_once is seed 003's Figure 14: one product with a COO matrix, computed
 // directly against converting to CSR first and multiplying.
 #include <Eigen/SparseCore>
@@ -52,6 +56,7 @@ struct problem {
   std::unique_ptr<tensor<double, grouped_rows<4>>> rows4_;
   std::unique_ptr<tensor<double, grouped_rows<8>>> rows8_;
   std::unique_ptr<tensor<double, blocked_dia<16>>> diab16_;
+  std::unique_ptr<tensor<double, dcsr>> dcsr_;
   std::unique_ptr<Eigen::SparseMatrix<double, Eigen::RowMajor, int>> eigen_;
   tensor<double, dense_vector> x;
   Eigen::VectorXd x_eigen;
@@ -66,6 +71,10 @@ struct problem {
   const tensor<double, csr_long_rows>& A_csr_long() {
     if (!csr_long_) csr_long_ = std::make_unique<tensor<double, csr_long_rows>>(pack<csr_long_rows>(in->entries));
     return *csr_long_;
+  }
+  const tensor<double, dcsr>& A_dcsr() {
+    if (!dcsr_) dcsr_ = std::make_unique<tensor<double, dcsr>>(pack<dcsr>(in->entries));
+    return *dcsr_;
   }
   const tensor<double, coo>& A_coo() {
     if (!coo_) coo_ = std::make_unique<tensor<double, coo>>(pack<coo>(in->entries));
@@ -122,6 +131,8 @@ struct problem {
       a = static_cast<double>(A_csr().stored()) * 12 + (m + 1) * 4;
     else if (format == "coo")
       a = static_cast<double>(A_coo().stored()) * 16 + (m + 1) * 4;
+    else if (format == "dcsr")  // a row index and a bound per row held
+      a = static_cast<double>(A_dcsr().stored()) * 12 + static_cast<double>(A_dcsr().level<0>().crd().size()) * 8 + 8;
     else if (format == "dia")
       a = static_cast<double>(A_dia().values().size()) * 8;
     else if (format == "sell8")
@@ -182,6 +193,7 @@ template <class F>
 const tensor<double, F>& A_of(problem& p) {
   if constexpr (std::is_same_v<F, csr>) return p.A_csr();
   if constexpr (std::is_same_v<F, csr_long_rows>) return p.A_csr_long();
+  if constexpr (std::is_same_v<F, dcsr>) return p.A_dcsr();
   if constexpr (std::is_same_v<F, coo>) return p.A_coo();
   if constexpr (std::is_same_v<F, dia>) return p.A_dia();
   if constexpr (std::is_same_v<F, ell>) return p.A_ell();
@@ -274,6 +286,24 @@ void spmv_hand(benchmark::State& state, problem& p, const std::string& format) {
         double acc = 0;
         for (int q = pos[r]; q < pos[r + 1]; ++q) acc += val[q] * x[crd[q]];
         y[static_cast<std::size_t>(r)] = acc;
+      }
+      benchmark::DoNotOptimize(y.data());
+      benchmark::ClobberMemory();
+    }
+  } else if (format == "dcsr") {
+    // The rows that hold entries; y zero elsewhere.
+    const auto& A = p.A_dcsr();
+    const auto nrows = static_cast<std::ptrdiff_t>(A.level<0>().crd().size());
+    const int* rows = A.level<0>().crd().data();
+    const int* pos = A.level<1>().pos().data();
+    const int* crd = A.level<1>().crd().data();
+    const double* val = A.values().data();
+    for (auto _ : state) {
+      std::fill(y.begin(), y.end(), 0.0);
+      for (std::ptrdiff_t r = 0; r < nrows; ++r) {
+        double acc = 0;
+        for (int q = pos[r]; q < pos[r + 1]; ++q) acc += val[q] * x[crd[q]];
+        y[static_cast<std::size_t>(rows[r])] = acc;
       }
       benchmark::DoNotOptimize(y.data());
       benchmark::ClobberMemory();
@@ -453,7 +483,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
           ->Apply(tlbench::common_options);
     };
     for (const std::string format :
-         {"csr", "csr_long_rows", "sell8", "sell8s", "rows4", "rows8", "diab16", "coo", "dia", "ell"}) {
+         {"csr", "csr_long_rows", "dcsr", "sell8", "sell8s", "rows4", "rows8", "diab16", "coo", "dia", "ell"}) {
       if ((format == "dia" && !dia_ok) || (format == "ell" && !ell_ok) || (format == "sell8" && !sell_ok) ||
           (format == "sell8s" && !sells_ok) || (format == "rows4" && !rows4_ok) || (format == "rows8" && !rows8_ok) ||
           (format == "diab16" && !diab_ok))
@@ -465,6 +495,7 @@ void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matric
         auto gen = [impl, format](benchmark::State& s, problem& q) {
           if (format == "csr") spmv_generated<csr>(s, q, impl, format);
           if (format == "csr_long_rows") spmv_generated<csr_long_rows>(s, q, impl, format);
+          if (format == "dcsr") spmv_generated<dcsr>(s, q, impl, format);
           if (format == "coo") spmv_generated<coo>(s, q, impl, format);
           if (format == "dia") spmv_generated<dia>(s, q, impl, format);
           if (format == "ell") spmv_generated<ell>(s, q, impl, format);

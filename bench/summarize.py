@@ -95,7 +95,7 @@ def main(paths):
         tl, tl2 = t(r, "tensorlev"), t(r, "tensorlev_kokkos")
         if fmt == "csr_long_rows":  # CSR's arrays with a code-generation hint: CSR's hand loop and peers
             r = {**rows.get((kernel, "csr", matrix), {}), **r}
-        elif fmt in ("sell8", "sell8s", "rows4", "rows8", "diab16"):  # another format: against the CSR peers, own hand loop
+        elif fmt in ("dcsr", "sell8", "sell8s", "rows4", "rows8", "diab16"):  # another format: against the CSR peers, own hand loop
             r = {**{k: v for k, v in rows.get((kernel, "csr", matrix), {}).items() if k in peer_names}, **r}
         bt, bn = best(r, ("eigen", "kokkos_kernels", "mkl", "cxsparse"))
         bw1 = ratio(r["tensorlev"][1], triad.get("serial")) if "tensorlev" in r else "–"
