@@ -238,8 +238,6 @@ TEST(SlotTable, PatternChangeRecordsItAgain) {
   EXPECT_EQ(bad, 0u);
 }
 
-}  // namespace
-
 // An executor that runs a run's first `after` chunks, then throws.
 class throwing_executor {
  public:
@@ -302,3 +300,5 @@ TEST(SlotTable, RunThatThrows) {
   runs(true, true, "through the new table");
   EXPECT_EQ(bad, 0u);
 }
+
+}  // namespace
