@@ -295,6 +295,7 @@ struct fused_statement<statement<Out, E, Accumulate>> {
   using terms = decltype(top_terms(std::declval<const E&>()));
   static constexpr bool uniform = term_groups<Out, terms>::uniform;
   using K = typename fuse_kernel_of<Out, E, Accumulate, uniform>::type;
+  using read_expr = E;  // the kernel's expression type (shared_reads: see shared)
   static constexpr fuse_role role = role_of<K>();
   static constexpr bool accumulate = Accumulate;
   static constexpr bool dropped = false;
@@ -314,6 +315,29 @@ struct fused_statement<substituted<statement<Out, E, Accumulate>>> {
   static constexpr fuse_role role = fuse_role::alone;
   static constexpr bool accumulate = Accumulate;
   static constexpr bool dropped = true;
+};
+
+/// A statement rewritten by substitution in which some accesses are copies
+/// of one access of a substituted writer (the same object over the same
+/// variables): its access a (kernel numbering) reads through access Src[a]
+/// (shared_reads, kernel.hpp).
+template <class St, int... Src>
+struct shared : St {};
+template <class Out, class E, bool Accumulate, int... Src>
+struct fused_statement<shared<statement<Out, E, Accumulate>, Src...>> : fused_statement<statement<Out, E, Accumulate>> {
+  using read_expr = shared_reads<E, Src...>;
+  using K = typename fuse_kernel_of<Out, read_expr, Accumulate,
+                                    fused_statement<statement<Out, E, Accumulate>>::uniform>::type;
+  static constexpr fuse_role role = role_of<K>();
+  // For the plan: "t3 is t1, t4 is t2".
+  static std::string shared_text() {
+    constexpr int src[] = {Src...};
+    std::string o;
+    for (std::size_t a = 0; a < sizeof...(Src); ++a)
+      if (src[a] != static_cast<int>(a))
+        o += (o.empty() ? "t" : ", t") + std::to_string(a) + " is t" + std::to_string(src[a]);
+    return o;
+  }
 };
 
 // A vector of at most N trivially copyable values, held in place: a
@@ -387,6 +411,7 @@ struct fuse_info {
   [[nodiscard]] std::string text() const { return text_of != nullptr ? text_of() : std::string(); }
   bounded_vector<fuse_temp_use, max_accesses> temps;  // its accesses to temporaries
   std::array<int, max_accesses> temp_of = filled_minus_one();  // by access: its temporary's index in the plan's, or -1
+  std::string (*shared_text)() = nullptr;  // accesses read through others (shared): "t3 is t1, ..."
   bool dropped = false;              // substituted into its readers: not run, in no kernel
   std::uint64_t into = 0;            // (dropped) bit m: statement m + 1 reads it
 
@@ -920,6 +945,7 @@ class fusion {
       in.in_place_ok = KX::writes_in_place;
     }
     in.text_of = &statement_text_default<typename F::desc>;
+    if constexpr (requires { F::shared_text(); }) in.shared_text = &F::shared_text;
   }
 
   template <std::size_t X>
@@ -928,7 +954,7 @@ class fusion {
       const auto& s = stmt<X>();
       using T = std::remove_cvref_t<decltype(s)>;
       [&]<class Out, class E, bool A>(const statement<Out, E, A>*) {
-        run_statement_any<Out, A, 0>(s.out, s.e, ex);
+        run_statement_as<Out, A, typename info_t<X>::read_expr, 0>(s.out, s.e, ex);
       }(static_cast<const T*>(nullptr));
     }
   }
@@ -1275,6 +1301,27 @@ class substitution {
     }
   }
 
+  // Where each access of statement M's rewritten expression comes from (at::origin).
+  template <std::size_t M>
+  static constexpr std::array<int, max_accesses> origins() {
+    std::array<int, max_accesses> o{};
+    std::size_t q = 0;
+    [&]<std::size_t... A>(std::index_sequence<A...>) {
+      (
+          [&] {
+            constexpr int w = at<M>::src[A];
+            if constexpr (w < 0) {
+              o[q++] = static_cast<int>(M * 256 + A);
+            } else {
+              using W = at<static_cast<std::size_t>(w)>;
+              for (std::size_t x = 0; x < expr_info<typename W::type::expr_type>::accesses; ++x) o[q++] = W::origin[x];
+            }
+          }(),
+          ...);
+    }(std::make_index_sequence<at<M>::src.size()>{});
+    return o;
+  }
+
   template <std::size_t M>
   struct at {
     static constexpr auto tentative = sources<M>();
@@ -1313,6 +1360,57 @@ class substitution {
       return false;
     }();
     using type = std::conditional_t<any, statement<typename St::out_type, tentative_expr, St::accumulate>, St>;
+    // Where each access of type's expression comes from: an access of a
+    // statement as written (256 x the statement + its position there),
+    // copied by each substitution of its writer.
+    static constexpr std::array<int, max_accesses> origin = origins<M>();
+  };
+
+
+  // Statement M's reads (kernel numbering, 0: the output): each access
+  // that is a copy of an earlier one (the same origin and access type,
+  // a dense operand) reads through the first copy.
+  template <std::size_t M>
+  static constexpr auto read_map() {
+    using R = typename at<M>::type;
+    using accs = typename expr_info<typename R::expr_type>::access_types;
+    constexpr std::size_t n = std::tuple_size_v<accs>;
+    constexpr auto same = []<std::size_t... X>(std::index_sequence<X...>) {
+      return std::array<bool, n * n>{
+          std::is_same_v<std::tuple_element_t<X / n, accs>, std::tuple_element_t<X % n, accs>>...};
+    }(std::make_index_sequence<n * n>{});
+    constexpr stmt_desc D = describe<typename R::out_type, typename R::expr_type, R::accumulate>();
+    std::array<int, n + 1> m{};
+    for (std::size_t a = 1; a <= n; ++a) {
+      m[a] = static_cast<int>(a);
+      if (!dense_operand(D.acc[a])) continue;
+      for (std::size_t b = 1; b < a; ++b) {
+        if (at<M>::origin[b - 1] == at<M>::origin[a - 1] && same[(a - 1) * n + (b - 1)]) {
+          m[a] = static_cast<int>(b);
+          break;
+        }
+      }
+    }
+    return m;
+  }
+  // Whether statement M (kept, rewritten) reads some operand twice as copies.
+  template <std::size_t M>
+  static constexpr bool shares() {
+    if constexpr (!at<M>::any || dropped<M>()) {
+      return false;
+    } else {
+      constexpr auto m = read_map<M>();
+      for (std::size_t a = 0; a < m.size(); ++a)
+        if (m[a] != static_cast<int>(a)) return true;
+      return false;
+    }
+  }
+  template <std::size_t M, class Seq = std::make_index_sequence<read_map<M>().size()>>
+  struct shared_of;
+  template <std::size_t M, std::size_t... A>
+  struct shared_of<M, std::index_sequence<A...>> {
+    static constexpr auto m = read_map<M>();
+    using type = shared<typename at<M>::type, m[A]...>;
   };
 
   // Whether writer K (a candidate) no longer runs: no statement reads its
@@ -1343,8 +1441,17 @@ class substitution {
     return into_of<K>(std::make_index_sequence<NS>{});
   }
 
+  template <std::size_t X, bool = shares<X>()>
+  struct kept_of {
+    using type = typename at<X>::type;
+  };
   template <std::size_t X>
-  using final_t = std::conditional_t<dropped<X>(), substituted<typename at<X>::type>, typename at<X>::type>;
+  struct kept_of<X, true> {
+    using type = typename shared_of<X>::type;
+  };
+  template <std::size_t X>
+  using final_t =
+      std::conditional_t<dropped<X>(), substituted<typename at<X>::type>, typename kept_of<X>::type>;
 
   static constexpr bool any = [] {
     return []<std::size_t... X>(std::index_sequence<X...>) { return ((at<X>::any || dropped<X>()) || ...); }(
@@ -1426,6 +1533,8 @@ class substitution {
   static final_t<X> wrap(R&& r) {
     if constexpr (dropped<X>())
       return final_t<X>{std::forward<R>(r), into<X>()};
+    else if constexpr (shares<X>())
+      return final_t<X>{std::forward<R>(r)};
     else
       return std::forward<R>(r);
   }
@@ -1637,6 +1746,10 @@ struct plan_body {
                          : "no statement reads it") +
            "; statement " + std::to_string(x + 1) + " does not run: " + in.text() + ")\n";
     }
+    for (std::size_t x = 0; x < f.info().size(); ++x)
+      if (f.info()[x].shared_text != nullptr)
+        o += "statement " + std::to_string(x + 1) + " reads each copy of a substituted operand once: " +
+             f.info()[x].shared_text() + "\n";
     for (const fuse_temp& t : f.temporaries()) {
       o += "temporary written first by statement " + std::to_string(t.writer + 1) + ": ";
       if (t.eliminated)

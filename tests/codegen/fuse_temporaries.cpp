@@ -855,6 +855,27 @@ TEST(FuseSubstitute, DecidedFromTypes) {
     static_assert(sub::dropped<0>() && sub::dropped<1>() && !sub::dropped<2>());
     static_assert(sub::at<2>::src[0] == 0 && sub::at<2>::src[1] == 1 && sub::at<1>::src[0] == 0);
     static_assert(sub::into<0>() == 0b110 && sub::into<1>() == 0b100);
+    // Statement 3 reads (a + b) * (2 (a + b) - a): the second a and b are
+    // copies of statement 1's, so they read through the first ones; the
+    // last a is statement 2's own access, which the types do not prove to
+    // be the same object. Kernel numbering: 0 is the output.
+    static_assert(sub::shares<2>() && sub::read_map<2>() == std::array<int, 6>{0, 1, 2, 1, 2, 5});
+    using K = typename tensorlev::cg::fused_statement<sub::final_t<2>>::K;
+    static_assert(K::read_source<3>() == 1 && K::read_source<4>() == 2 && K::read_source<5>() == 5);
+  }
+  // A matrix temporary read twice through the same variables shares its
+  // operand; through swapped ones (A(i, j) and A(j, i)) it does not.
+  {
+    tensor<double, dense_row_major> M({n, n}), R({n, n});
+    temporary<double, 2, int, struct sh_name> C({n, n});
+    using same = substitution_of<decltype(defer(C(i, j)) = 2.0 * M(i, j) + M(i, j)),
+                                 decltype(defer(R(i, j)) = C(i, j) * C(i, j))>;
+    static_assert(same::shares<1>() && same::read_map<1>() == std::array<int, 5>{0, 1, 2, 1, 2});
+    using swapped = substitution_of<decltype(defer(C(i, j)) = 2.0 * M(i, j)),
+                                    decltype(defer(R(i, j)) = C(i, j) - C(j, i))>;
+    static_assert(swapped::at<1>::any && !swapped::shares<1>());
+    // Reads of the same operand written in the reader itself are not copies.
+    static_assert(!substitution_of<decltype(defer(c(i)) = a(i) + b(i)), decltype(defer(s()) = c(i) * a(i) * a(i))>::shares<1>());
   }
   // A vector written between writer and reader: checked on the objects.
   static_assert(substitution_of<decltype(defer(c(i)) = a(i) + b(i)), decltype(defer(o(i)) = 2.0 * a(i)),
@@ -1030,7 +1051,8 @@ TEST(FuseSubstitute, ChainTempIsOneStatement) {
             "temporary written first by statement 1: never allocated (substituted: statements 2, 3 read its "
             "expression instead, in registers; statement 1 does not run: out(i) = (t1(i) + t2(i)))\n"
             "temporary written first by statement 2: never allocated (substituted: statement 3 read its expression "
-            "instead, in registers; statement 2 does not run: out(i) = (c * (t1(i) + t2(i)) - t3(i)))\n");
+            "instead, in registers; statement 2 does not run: out(i) = (c * (t1(i) + t2(i)) - t3(i)))\n"
+            "statement 3 reads each copy of a substituted operand once: t3 is t1, t4 is t2\n");
   double ref = 0;
   for (int x = 0; x < n; ++x) {
     const double cx = (x % 7 - 3) + (x % 5);

@@ -316,11 +316,38 @@ struct output_leaf<Output, true> {
   using type = typename Output::leaf;
 };
 
+// An expression type E whose access a reads its values through access
+// Src[a] (kernel numbering: 0 is the output), which is the same object over
+// the same variables: only fuse's substitution builds it (copies of one
+// access of a substituted temporary's writer, which the types alone cannot
+// prove equal), and only as a kernel's type argument, never as an object.
+// The kernel then reads each such operand once per position: chain_temp's
+// `(a + b) * (2 (a + b) - a)` loads a, b and a, not a, b, a, b and a.
+template <class E, int... Src>
+struct shared_reads {};
+template <class E>
+struct unshared {
+  using type = E;
+};
+template <class E, int... Src>
+struct unshared<shared_reads<E, Src...>> {
+  using type = E;
+};
+// The access whose values each access reads (shared_reads only).
+template <class E, std::size_t NA>
+struct read_sources;
+template <class E, int... Src, std::size_t NA>
+struct read_sources<shared_reads<E, Src...>, NA> {
+  static_assert(sizeof...(Src) == NA, "tensorlev: internal: a shared-reads map of another length");
+  static constexpr std::array<std::size_t, NA> value{static_cast<std::size_t>(Src)...};
+};
+
 // The kernel template in an inline namespace named after the settings that
 // change its functions' bodies (TENSORLEV_KERNEL_ABI, config.hpp).
 inline namespace TENSORLEV_KERNEL_ABI {
-template <class Out, class E, bool Accumulate, char Pre, char... Order>
-struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
+template <class Out, class EW, bool Accumulate, char Pre, char... Order>
+struct kernel : stmt<Out, typename unshared<EW>::type, Accumulate, Pre, Order...> {
+  using E = typename unshared<EW>::type;
   using base = stmt<Out, E, Accumulate, Pre, Order...>;
   // (Copies rather than using-declarations: GCC does not find those inside
   // the generic lambdas of a class template.)
@@ -455,9 +482,31 @@ struct kernel : stmt<Out, E, Accumulate, Pre, Order...> {
 
   static constexpr bool hoist_factor(int n, mask_t abs) { return cg::hoist_factor(D, O, n, abs); }
 
+  // Whether an access is a scalar or every level dense, unique and one dimension.
+  static constexpr bool all_dense(const access_desc& x) {
+    for (std::size_t k = 0; k < x.nlev; ++k)
+      if (!dense_level_desc(x.lev[k]) || !x.lev[k].unique || x.lev[k].map != map_kind::mode) return false;
+    return true;
+  }
+  // The access whose values access A reads: A, or under shared_reads the
+  // same object over the same variables (so the same positions) earlier.
+  template <std::size_t A>
+  static constexpr std::size_t read_source() {
+    if constexpr (std::is_same_v<EW, E>) {
+      return A;
+    } else {
+      constexpr std::size_t s = read_sources<EW, NA>::value[A];
+      static_assert(s == A || (s < A && s != 0 && all_dense(D.acc[A]) && all_dense(D.acc[s]) &&
+                               std::is_same_v<op_t<s>, op_t<A>>),
+                    "tensorlev: internal: a shared read of another kind of access");
+      return s;
+    }
+  }
+
   // Access Acc's value at the cursor (the sum of a deduplicated segment).
-  template <std::size_t Acc>
+  template <std::size_t Acc0>
   TENSORLEV_HOST_DEVICE static V access_value(const state& st, const cursor& cs) {
+    constexpr std::size_t Acc = read_source<Acc0>();
     using T = op_t<Acc>;
     if constexpr (detail::is_scalar_v<T>) {
       return static_cast<V>(std::get<Acc>(st.ops)->value());
@@ -2973,8 +3022,10 @@ constexpr void check_no_temporaries() {
 // values first; everything else calls run_statement, which refuses them.
 // (Defined before run_statement, not declared ahead: nvcc's front end
 // takes a declaration's default arguments for a redefinition.)
-template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
-void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{}) {
+// KE: the kernel's expression type, E or shared_reads over E (fuse).
+template <class Out, bool Accumulate, class KE, char Pre, char... Order, class E, class Ex = executor>
+void run_statement_as(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  static_assert(std::is_same_v<typename unshared<KE>::type, E>, "tensorlev: internal: a kernel of another expression");
   check_statement<Out, E, Ex, Accumulate, Order...>();
   static constexpr stmt_desc d = describe<Out, E, Accumulate, Order...>();
   using OT = std::remove_const_t<std::remove_pointer_t<decltype(out.operand())>>;
@@ -2995,7 +3046,7 @@ void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{}) {
   using terms_t = decltype(top_terms(e));
   using groups = term_groups<Out, terms_t>;
   if constexpr (groups::uniform) {
-    kernel<Out, E, Accumulate, Pre, Order...>::run(out, e, ex);
+    kernel<Out, KE, Accumulate, Pre, Order...>::run(out, e, ex);
   } else {
     // Several kernels: the first replaces the output's arrays, so an
     // operand viewing them would read what it replaced.
@@ -3011,6 +3062,11 @@ void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{}) {
       (run_group<groups, G, Out, Accumulate || G != 0, Pre, Order...>(out, ts, ex), ...);
     }(std::make_index_sequence<groups::ngroups>{});
   }
+}
+
+template <class Out, bool Accumulate, char Pre, char... Order, class E, class Ex = executor>
+void run_statement_any(const Out& out, const E& e, const Ex& ex = Ex{}) {
+  run_statement_as<Out, Accumulate, E, Pre, Order...>(out, e, ex);
 }
 
 // Runs out = e (out += e) outside fuse: no temporaries.
