@@ -20,7 +20,8 @@
 # TENSORLEV_BENCH_NO_KK=1 skips Kokkos Kernels, TENSORLEV_BENCH_NO_PEERS=1
 # MKL, CXSparse, SPLATT and PETSc; TENSORLEV_BENCH_TENSORS (SPLATT's tensors,
 # default ../shared/data/tns), TENSORLEV_BENCH_CHAIN (vector length of the
-# fusion chain, default 2^23).
+# fusion chain, default 2^23), TENSORLEV_BENCH_CHAIN_CACHED (its in-cache
+# length, default 2^16).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: bench/run-suite.sh <build-dir> [results-dir]}" && pwd)

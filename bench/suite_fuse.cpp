@@ -3,7 +3,10 @@
 //
 //   chain/<impl>/dense/vec<n>   c = a + b; d = 2 c - a; s = c . d over
 //                               vectors of n (TENSORLEV_BENCH_CHAIN, default
-//                               2^23: 64 MB each, out of cache)
+//                               2^23: 64 MB each, out of cache), and of
+//                               TENSORLEV_BENCH_CHAIN_CACHED (default 2^16:
+//                               512 KB each, in cache; at most n), where
+//                               what the loop loads counts, not the bus
 //   chain_temp/<impl>/...       the same with c and d temporaries: only s
 //                               is kept (fuse substitutes c and d into the
 //                               dot: one statement, one loop; the `_kept`
@@ -327,16 +330,19 @@ void cg(benchmark::State& state, const std::string& impl, const std::shared_ptr<
 void register_all(const std::vector<std::shared_ptr<const matrix_input>>& matrices) {
   const std::vector<std::string> impls{"hand",     "eigen", "tensorlev", "tensorlev_unfused", "tensorlev_kokkos",
                                        "tensorlev_kokkos_unfused"};
-  const int n = env_int("TENSORLEV_BENCH_CHAIN", 1 << 23);
-  for (const auto& impl : impls)
-    common_options(benchmark::RegisterBenchmark(("chain/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
-                                                [impl, n](benchmark::State& s) { chain(s, impl, n); }));
+  const int n_out = env_int("TENSORLEV_BENCH_CHAIN", 1 << 23);
+  const int n_cached = std::min(env_int("TENSORLEV_BENCH_CHAIN_CACHED", 1 << 16), n_out);
   std::vector<std::string> temp_impls = impls;
   temp_impls.insert(temp_impls.begin() + 3, "tensorlev_kept");
   temp_impls.push_back("tensorlev_kokkos_kept");
-  for (const auto& impl : temp_impls)
-    common_options(benchmark::RegisterBenchmark(("chain_temp/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
-                                                [impl, n](benchmark::State& s) { chain_temp(s, impl, n); }));
+  for (const int n : n_cached < n_out ? std::vector<int>{n_out, n_cached} : std::vector<int>{n_out}) {
+    for (const auto& impl : impls)
+      common_options(benchmark::RegisterBenchmark(("chain/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
+                                                  [impl, n](benchmark::State& s) { chain(s, impl, n); }));
+    for (const auto& impl : temp_impls)
+      common_options(benchmark::RegisterBenchmark(("chain_temp/" + impl + "/dense/vec" + std::to_string(n)).c_str(),
+                                                  [impl, n](benchmark::State& s) { chain_temp(s, impl, n); }));
+  }
   for (const auto& mi : matrices) {
     if (!mi->square()) continue;
     const auto m = std::make_shared<const spd_matrix>(make_spd_matrix(*mi));
