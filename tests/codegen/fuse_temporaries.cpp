@@ -1074,6 +1074,45 @@ TEST(FuseSubstitute, ChainTempIsOneStatement) {
   EXPECT_EQ(s.value(), ref);
 }
 
+// Copies of one substituted operand read once (shared_reads): a matrix
+// temporary read twice by each of two statements of one fused kernel, one
+// writing rows and one a sum, over several chunks of rows, serially and on
+// the second executor, exactly against loops.
+TEST(FuseSubstitute, CopiesReadOnce) {
+  const int m = 3000, w = 3;
+  tensor<double, dense_row_major> M({m, w}), R({m, w});
+  for (std::size_t x = 0; x < M.values().size(); ++x) M.values()[x] = static_cast<double>(x % 11) - 5;
+  temporary<double, 2, int, struct copies_name> C({m, w});
+  scalar<double> s;
+  const auto s1 = defer(C(i, j)) = 2.0 * M(i, j) + M(i, j);
+  const auto s2 = defer(R(i, j)) = C(i, j) * C(i, j);
+  const auto s3 = defer(s()) = C(i, j) - C(i, j) * M(i, j);
+  const std::string plan = fusion_plan(s1, s2, s3);
+  EXPECT_NE(plan.find("kernel 1: loop over 3000 rows in chunks of 1024: [2] "), std::string::npos) << plan;
+  EXPECT_NE(plan.find("statement 2 reads each copy of a substituted operand once: t3 is t1, t4 is t2\n"),
+            std::string::npos)
+      << plan;
+  EXPECT_NE(plan.find("statement 3 reads each copy of a substituted operand once: t3 is t1, t4 is t2\n"),
+            std::string::npos)
+      << plan;
+  double want = 0;
+  for (std::size_t x = 0; x < M.values().size(); ++x) {
+    const double v = M.values()[x];
+    want += 3.0 * v - 3.0 * v * v;
+  }
+  for (const executor& ex : {executor(serial), second_executor()}) {
+    std::fill(R.values().begin(), R.values().end(), -1.0);
+    s.value() = -1.0;
+    const auto k0 = kernels_run();
+    fuse(ex, s1, s2, s3);
+    EXPECT_EQ(kernels_run() - k0, 1u);
+    for (std::size_t x = 0; x < M.values().size(); ++x)
+      ASSERT_EQ(R.values()[x], 9.0 * M.values()[x] * M.values()[x]) << x;
+    EXPECT_EQ(s.value(), want);
+    EXPECT_FALSE(C.has_values());
+  }
+}
+
 // Substituting must not move a read past a write of what it reads: a
 // reader that overwrites the writer's operand runs the statements as
 // written, and so does any statement in between that may alias it.
